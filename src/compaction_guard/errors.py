@@ -1,0 +1,125 @@
+"""The exception tree of compaction-guard, and nothing else.
+
+    CompactionGuardError                       catch-all for this library
+    ├── RegistryError (also ValueError)        a bad registration
+    │   ├── DuplicateInvariantId
+    │   ├── UnknownInvariantError              remove() of an id that is not registered
+    │   └── BudgetExceeded
+    ├── DetectorContractError                  a detector issued a kind outside ALLOWED_KINDS
+    ├── CodecError                             this context shape cannot be rendered or written
+    ├── BlockIntegrityError                    the sentinel block is missing, edited, or stale
+    ├── ReceiptError
+    │   ├── ReceiptIntegrityError              a digest or chain link fails; .line_number
+    │   └── ReceiptSealError                   a claimed drop set disagrees with the inferred one
+    ├── InvariantViolation                     RAISE policy refused; .report
+    └── MissingExtraError (also ImportError)   .extra, .module; message holds the pip command
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from compaction_guard.report import CompactionReport
+
+__all__ = [
+    "BlockIntegrityError",
+    "BudgetExceeded",
+    "CodecError",
+    "CompactionGuardError",
+    "DetectorContractError",
+    "DuplicateInvariantId",
+    "InvariantViolation",
+    "MissingExtraError",
+    "ReceiptError",
+    "ReceiptIntegrityError",
+    "ReceiptSealError",
+    "RegistryError",
+    "UnknownInvariantError",
+]
+
+
+class CompactionGuardError(Exception):
+    """Base class of every error this library raises on purpose."""
+
+
+class RegistryError(CompactionGuardError, ValueError):
+    """A constraint could not be registered or removed as asked."""
+
+
+class DuplicateInvariantId(RegistryError):  # noqa: N818 - name fixed by the seed
+    """The id (or the normalised text) is already registered."""
+
+    def __init__(self, message: str, *, invariant_id: str) -> None:
+        super().__init__(message)
+        self.invariant_id = invariant_id
+
+
+class UnknownInvariantError(RegistryError, KeyError):
+    """`remove()` was given an id that is not registered."""
+
+    def __init__(self, message: str, *, invariant_id: str) -> None:
+        super().__init__(message)
+        self.invariant_id = invariant_id
+
+    def __str__(self) -> str:
+        # KeyError would otherwise quote the message.
+        return str(self.args[0])
+
+
+class BudgetExceeded(RegistryError):  # noqa: N818 - name fixed by the seed
+    """Adding the constraint would push the rendered block past `max_block_tokens`."""
+
+    def __init__(self, message: str, *, needed: int, limit: int) -> None:
+        super().__init__(message)
+        self.needed = needed
+        self.limit = limit
+
+
+class DetectorContractError(CompactionGuardError):
+    """A detector declared or issued a verdict kind it is not allowed to issue."""
+
+
+class CodecError(CompactionGuardError):
+    """The context shape cannot be rendered to text or written back."""
+
+
+class BlockIntegrityError(CompactionGuardError):
+    """The sentinel block is missing, edited, split, or stale."""
+
+
+class ReceiptError(CompactionGuardError):
+    """Base class of receipt failures."""
+
+
+class ReceiptIntegrityError(ReceiptError):
+    """A receipt digest or chain link does not verify; `line_number` is 1-based or None."""
+
+    def __init__(self, message: str, *, line_number: int | None = None) -> None:
+        super().__init__(message)
+        self.line_number = line_number
+
+
+class ReceiptSealError(ReceiptError):
+    """The receipt refuses to seal: the claimed drop set disagrees with the inferred one."""
+
+
+class InvariantViolation(CompactionGuardError):  # noqa: N818 - name fixed by the seed
+    """Policy.RAISE refused a compaction; `report` says why, the caller keeps its original."""
+
+    def __init__(self, message: str, *, report: CompactionReport) -> None:
+        super().__init__(message)
+        self.report = report
+
+
+class MissingExtraError(CompactionGuardError, ImportError):
+    """An optional feature needs a package that is not installed."""
+
+    def __init__(self, *, module: str, extra: str, feature: str) -> None:
+        super().__init__(
+            f"{feature} needs {module}; pip install 'compaction-guard[{extra}]'",
+            name=module,
+        )
+        self.module = module
+        self.extra = extra
+        self.feature = feature

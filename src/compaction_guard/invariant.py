@@ -66,7 +66,9 @@ def validate_text(text: object) -> str:
             f"a constraint must be a str, got {type(text).__name__}; pass the rule's text",
         )
     if not text.strip():
-        raise RegistryError("a constraint must contain text; empty or blank strings protect nothing")
+        raise RegistryError(
+            "a constraint must contain text; empty or blank strings protect nothing",
+        )
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:

@@ -45,7 +45,8 @@ class SummaryView:
     """Everything a detector may read about one compaction.
 
     `passages` are in context order. `carried` holds the invariant ids whose exact
-    registered text sits in a well-formed guard block found in the compactor's output; detectors may use it only through an explicit echo rule.
+    registered text sits in a well-formed guard block found in the compactor's output;
+    detectors may use it only through an explicit echo rule.
     """
 
     passages: tuple[Passage, ...]

@@ -5,14 +5,17 @@ See docs/DESIGN.md, "Detector chain" (promises 1 and 2).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from compaction_guard.errors import DetectorContractError
-from compaction_guard.invariant import Invariant
 from compaction_guard.taxonomy import Kind, Site
-from compaction_guard.view import SummaryView
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from compaction_guard.invariant import Invariant
+    from compaction_guard.view import SummaryView
 
 __all__ = ["ALLOWED_KINDS", "Abstain", "ChainResult", "Detector", "DetectorChain", "LayerVerdict"]
 

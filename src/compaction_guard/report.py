@@ -1,0 +1,207 @@
+"""Finding, CompactionReport and BlockBudget: what one compaction did, as data and JSON.
+
+See docs/DESIGN.md, "Reports".
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from compaction_guard.taxonomy import (
+    GATING_KINDS,
+    Kind,
+    Mode,
+    Policy,
+    Severity,
+    Site,
+    severity_rank,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+__all__ = ["BlockBudget", "CompactionReport", "Finding", "Removal"]
+
+_REPORT_FORMAT = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """The verdict on one constraint for one compaction.
+
+    `decided_by` names the one rule that decided it (`<layer>.<rule>`); `evidence` is
+    JSON-able and enough to recompute the decision; `survived_in` lists the sites where
+    the constraint survived and `at_risk` is True when survival depends only on the kept
+    tail, which the next compaction may evict.
+    """
+
+    invariant_id: str
+    kind: Kind
+    severity: Severity
+    decided_by: str
+    evidence: Mapping[str, Any] = field(default_factory=dict)
+    score: float | None = None
+    survived_in: tuple[Site, ...] = ()
+    at_risk: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-able dict; `Finding.from_dict` reverses it."""
+        return {
+            "invariant_id": self.invariant_id,
+            "kind": self.kind.value,
+            "severity": self.severity.value,
+            "decided_by": self.decided_by,
+            "evidence": dict(self.evidence),
+            "score": self.score,
+            "survived_in": [site.value for site in self.survived_in],
+            "at_risk": self.at_risk,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Finding:
+        """Rebuild a Finding from `to_dict` output."""
+        return cls(
+            invariant_id=str(data["invariant_id"]),
+            kind=Kind(data["kind"]),
+            severity=Severity(data["severity"]),
+            decided_by=str(data["decided_by"]),
+            evidence=dict(data.get("evidence") or {}),
+            score=None if data.get("score") is None else float(data["score"]),
+            survived_in=tuple(Site(site) for site in data.get("survived_in", ())),
+            at_risk=bool(data.get("at_risk", False)),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Removal:
+    """A constraint removed from the registry since the previous report, and why."""
+
+    invariant_id: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class BlockBudget:
+    """How many block tokens the registry uses out of `limit`."""
+
+    used: int
+    limit: int
+
+    @property
+    def remaining(self) -> int:
+        """Tokens left before `add()` refuses with BudgetExceeded."""
+        return self.limit - self.used
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionReport:
+    """Everything the guard concluded about one compaction (or one `check`).
+
+    `worst` is the most severe finding kind (None with no findings); `gating` lists the
+    BLOCK findings that Policy.RAISE refuses on. `fits`, `tokens_before` and
+    `tokens_after` are set when `compact(..., max_tokens=...)` trimmed to a budget, and
+    `receipt` holds the digest of the receipt row sealed for this compaction.
+    """
+
+    mode: Mode
+    findings: tuple[Finding, ...] = ()
+    policy: Policy = Policy.REPAIR
+    repaired: bool = False
+    block_checksum: str | None = None
+    removed: tuple[Removal, ...] = ()
+    note: str | None = None
+    duration_ms: float = 0.0
+    fail_closed: bool = False
+    shape: str | None = None
+    fits: bool | None = None
+    tokens_before: int | None = None
+    tokens_after: int | None = None
+    receipt: str | None = None
+
+    @property
+    def worst(self) -> Kind | None:
+        """The most severe kind among the findings, by SEVERITY_ORDER."""
+        if not self.findings:
+            return None
+        return min((finding.kind for finding in self.findings), key=severity_rank)
+
+    @property
+    def gating(self) -> tuple[Finding, ...]:
+        """BLOCK findings that gate under RAISE (unverifiable too when fail_closed)."""
+        kinds = GATING_KINDS | {Kind.UNVERIFIABLE} if self.fail_closed else GATING_KINDS
+        return tuple(
+            finding
+            for finding in self.findings
+            if finding.severity is Severity.BLOCK and finding.kind in kinds
+        )
+
+    def finding(self, invariant_id: str) -> Finding | None:
+        """Return the finding for `invariant_id`, or None."""
+        return next((f for f in self.findings if f.invariant_id == invariant_id), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-able dict; derived fields (`worst`, `gating`) are included."""
+        worst = self.worst
+        return {
+            "format": _REPORT_FORMAT,
+            "mode": self.mode.value,
+            "policy": self.policy.value,
+            "findings": [finding.to_dict() for finding in self.findings],
+            "worst": None if worst is None else worst.value,
+            "gating": [finding.invariant_id for finding in self.gating],
+            "repaired": self.repaired,
+            "block_checksum": self.block_checksum,
+            "removed": [
+                {"invariant_id": r.invariant_id, "reason": r.reason} for r in self.removed
+            ],
+            "note": self.note,
+            "duration_ms": self.duration_ms,
+            "fail_closed": self.fail_closed,
+            "shape": self.shape,
+            "fits": self.fits,
+            "tokens_before": self.tokens_before,
+            "tokens_after": self.tokens_after,
+            "receipt": self.receipt,
+        }
+
+    def to_json(self, *, indent: int | None = None) -> str:
+        """Serialise to JSON; `CompactionReport.from_json` reverses it exactly."""
+        return json.dumps(self.to_dict(), indent=indent, sort_keys=True, ensure_ascii=False)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CompactionReport:
+        """Rebuild a report from `to_dict` output; derived fields are recomputed."""
+        fmt = data.get("format", _REPORT_FORMAT)
+        if fmt != _REPORT_FORMAT:
+            msg = f"report format {fmt!r} is not supported; this version reads {_REPORT_FORMAT}"
+            raise ValueError(msg)
+        return cls(
+            mode=Mode(data["mode"]),
+            policy=Policy(data.get("policy", Policy.REPAIR.value)),
+            findings=tuple(Finding.from_dict(f) for f in data.get("findings", ())),
+            repaired=bool(data.get("repaired", False)),
+            block_checksum=data.get("block_checksum"),
+            removed=tuple(
+                Removal(invariant_id=r["invariant_id"], reason=r["reason"])
+                for r in data.get("removed", ())
+            ),
+            note=data.get("note"),
+            duration_ms=float(data.get("duration_ms", 0.0)),
+            fail_closed=bool(data.get("fail_closed", False)),
+            shape=data.get("shape"),
+            fits=data.get("fits"),
+            tokens_before=data.get("tokens_before"),
+            tokens_after=data.get("tokens_after"),
+            receipt=data.get("receipt"),
+        )
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> CompactionReport:
+        """Parse `to_json` output."""
+        data = json.loads(text)
+        if not isinstance(data, dict):
+            msg = "a report is a JSON object; pass the output of CompactionReport.to_json()"
+            raise TypeError(msg)
+        return cls.from_dict(data)

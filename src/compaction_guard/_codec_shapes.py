@@ -1,0 +1,358 @@
+"""Per-message reading for the codec: which provider formats a message fits, and its texts.
+
+Private to `codec`. See docs/DESIGN.md, "Codecs" (promise 10).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, Final
+
+from compaction_guard.errors import CodecError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+__all__ = [
+    "ACCEPTED",
+    "ALL_FAMILIES",
+    "ANTHROPIC",
+    "CHAT",
+    "RESPONSES",
+    "ROLE_FAMILIES",
+    "TEXT_PARTS",
+    "TOOL_ROLES",
+    "USER_ROLES",
+    "Piece",
+    "Tally",
+    "Turn",
+    "chat_position",
+    "dict_item",
+    "dict_turn",
+    "object_item",
+    "object_turn",
+    "responses_position",
+    "unrecognised",
+]
+
+CHAT: Final = "openai-chat"
+RESPONSES: Final = "openai-responses"
+ANTHROPIC: Final = "anthropic"
+ALL_FAMILIES = frozenset({CHAT, RESPONSES, ANTHROPIC})
+
+ACCEPTED = (
+    "accepted shapes: str; list[str]; a list of OpenAI chat message dicts, OpenAI Responses "
+    "input items or Anthropic message dicts; a list of objects with a .content attribute"
+)
+
+TOOL_ROLES = frozenset({"tool", "function"})
+USER_ROLES = frozenset({"user", "human"})
+TEXT_PARTS = frozenset({"text", "input_text", "output_text"})
+_TOOL_USE_PARTS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
+_THINKING_PARTS = frozenset({"thinking", "redacted_thinking"})
+
+ROLE_FAMILIES: dict[str, frozenset[str]] = {
+    "user": ALL_FAMILIES,
+    "assistant": ALL_FAMILIES,
+    "system": frozenset({CHAT, RESPONSES}),
+    "developer": frozenset({CHAT, RESPONSES}),
+    "tool": frozenset({CHAT}),
+    "function": frozenset({CHAT}),
+}
+_ONLY_CHAT = frozenset({CHAT})
+_ONLY_RESPONSES = frozenset({RESPONSES})
+_ONLY_ANTHROPIC = frozenset({ANTHROPIC})
+# Content-part types that only some providers use; unknown types narrow nothing.
+_PART_FAMILIES: dict[str, frozenset[str]] = {
+    "text": frozenset({CHAT, ANTHROPIC}),
+    "refusal": frozenset({CHAT, RESPONSES}),
+    "input_audio": frozenset({CHAT, RESPONSES}),
+    "image_url": _ONLY_CHAT,
+    "file": _ONLY_CHAT,
+    "input_text": _ONLY_RESPONSES,
+    "output_text": _ONLY_RESPONSES,
+    "input_image": _ONLY_RESPONSES,
+    "input_file": _ONLY_RESPONSES,
+    **dict.fromkeys(
+        (
+            "tool_use",
+            "tool_result",
+            "thinking",
+            "redacted_thinking",
+            "image",
+            "document",
+            "search_result",
+            "server_tool_use",
+            "web_search_tool_result",
+            "mcp_tool_use",
+            "mcp_tool_result",
+            "container_upload",
+        ),
+        _ONLY_ANTHROPIC,
+    ),
+}
+_RESPONSES_TYPES = frozenset(
+    {
+        "message",
+        "reasoning",
+        "item_reference",
+        "compaction",
+        "mcp_list_tools",
+        "mcp_approval_request",
+        "mcp_approval_response",
+    },
+)
+_RESPONSES_TEXT_FIELDS = ("arguments", "input", "output")
+# Responses items that need a matching `<type>_output` item (by call_id) after them.
+_PAIRED_CALLS = frozenset(
+    {
+        "function_call",
+        "custom_tool_call",
+        "computer_call",
+        "local_shell_call",
+        "shell_call",
+        "apply_patch_call",
+    },
+)
+
+Piece = tuple[str, bool]
+"""One rendered text and whether it is tool text."""
+
+Turn = tuple[object, tuple[str, ...], str]
+"""A message's role, the ids of the calls it makes, and the id of the call it answers."""
+
+
+class Tally:
+    """Counts of things a rendering skipped, turned into report notes."""
+
+    __slots__ = ("counts",)
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+
+    def add(self, what: str) -> None:
+        """Count one skipped `what` (a singular noun phrase)."""
+        self.counts[what] = self.counts.get(what, 0) + 1
+
+    def notes(self) -> tuple[str, ...]:
+        """Return one note per skipped kind, e.g. '2 thinking blocks not rendered'."""
+        return tuple(
+            f"{n} {what}{'' if n == 1 else 's'} not rendered" for what, n in self.counts.items()
+        )
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _tool_output(value: object, pieces: list[Piece]) -> None:
+    """Render a tool result's content (a string or a list of text blocks) as tool text."""
+    if isinstance(value, str):
+        pieces.append((value, True))
+    elif isinstance(value, list):
+        for block in value:
+            if isinstance(block, str):
+                pieces.append((block, True))
+            elif isinstance(block, dict) and isinstance(block.get("text"), str):
+                pieces.append((block["text"], True))
+
+
+def _part(part: dict[str, Any], pieces: list[Piece], tally: Tally | None, *, tool: bool) -> None:
+    kind = part.get("type")
+    if kind == "refusal":
+        if isinstance(part.get("refusal"), str):
+            pieces.append((part["refusal"], tool))
+    elif kind in _TOOL_USE_PARTS:
+        pieces.append((_json(part.get("input")), True))
+    elif isinstance(kind, str) and kind.endswith("tool_result"):
+        _tool_output(part.get("content"), pieces)
+    elif kind in _THINKING_PARTS:
+        if tally is not None:
+            tally.add("thinking block")
+    elif isinstance(part.get("text"), str):
+        pieces.append((part["text"], tool))
+
+
+def _parts(
+    content: list[Any], index: int, pieces: list[Piece], tally: Tally | None, *, tool: bool
+) -> frozenset[str]:
+    """Render a content-part list; return the provider formats its part types allow."""
+    families = ALL_FAMILIES
+    for number, part in enumerate(content):
+        if isinstance(part, str):
+            pieces.append((part, tool))
+            continue
+        if not isinstance(part, dict):
+            raise CodecError(
+                f"message {index}, content part {number} is a {type(part).__name__}; "
+                "content parts must be dicts with a 'type' (or plain strings)",
+            )
+        kind: Any = part.get("type")
+        families &= _PART_FAMILIES.get(kind, ALL_FAMILIES)
+        _part(part, pieces, tally, tool=tool)
+    return families
+
+
+def _calls(item: dict[str, Any], pieces: list[Piece]) -> None:
+    """Render chat `tool_calls` and legacy `function_call` arguments as tool text."""
+    calls = item.get("tool_calls") or ()
+    legacy = item.get("function_call")
+    for call in [*calls, {"function": legacy}] if legacy else calls:
+        spec = (call.get("function") or call.get("custom")) if isinstance(call, dict) else None
+        if isinstance(spec, dict):
+            fields = (spec.get("arguments"), spec.get("input"))
+            pieces.extend((text, True) for text in fields if isinstance(text, str))
+
+
+def _responses_item(
+    item: dict[str, Any], kind: str, tally: Tally | None
+) -> tuple[str, list[Piece], frozenset[str]]:
+    """Render a Responses item other than a message."""
+    pieces: list[Piece] = []
+    if kind not in _RESPONSES_TYPES and not kind.endswith(("_call", "_call_output")):
+        return kind, pieces, frozenset()
+    if kind == "reasoning":
+        summary = [part for part in item.get("summary") or () if isinstance(part, dict)]
+        pieces.extend((p["text"], False) for p in summary if isinstance(p.get("text"), str))
+        if item.get("content") and tally is not None:
+            tally.add("reasoning content")
+        return kind, pieces, _ONLY_RESPONSES
+    for field in _RESPONSES_TEXT_FIELDS:
+        _tool_output(item.get(field), pieces)
+    if not pieces and tally is not None:
+        tally.add(f"{kind} item")
+    return kind, pieces, _ONLY_RESPONSES
+
+
+def dict_item(
+    item: dict[str, Any], index: int, tally: Tally | None
+) -> tuple[str, list[Piece], frozenset[str]]:
+    """Return a dict message's role, its rendered pieces and the formats it fits.
+
+    An empty set of formats means the message fits none (see `unrecognised`).
+    """
+    kind = item.get("type")
+    if isinstance(kind, str) and kind != "message":
+        return _responses_item(item, kind, tally)
+    role = item.get("role")
+    families = ROLE_FAMILIES.get(role, frozenset()) if isinstance(role, str) else frozenset()
+    if kind == "message":
+        families &= _ONLY_RESPONSES
+    role_name = role if isinstance(role, str) else "?"
+    tool = role_name in TOOL_ROLES
+    pieces: list[Piece] = []
+    content = item.get("content")
+    if isinstance(content, str):
+        pieces.append((content, tool))
+    elif isinstance(content, list):
+        families &= _parts(content, index, pieces, tally, tool=tool)
+    elif content is None:
+        families &= _ONLY_CHAT
+    else:
+        raise CodecError(
+            f"message {index} has content of type {type(content).__name__}; "
+            "content must be a string, a list of parts, or None",
+        )
+    if "tool_calls" in item or "function_call" in item:
+        families &= _ONLY_CHAT
+        _calls(item, pieces)
+    return role_name, pieces, families
+
+
+def unrecognised(item: dict[str, Any], index: int) -> str:
+    """Describe why a dict message fits no supported format, with what is accepted."""
+    kind, role = item.get("type"), item.get("role")
+    if isinstance(kind, str) and kind != "message":
+        what = f"has type {kind!r}, which is not an OpenAI Responses item type"
+    elif not isinstance(role, str):
+        what = "has no string 'role' (and no Responses 'type')"
+    elif role not in ROLE_FAMILIES:
+        what = f"has role {role!r}; roles accepted: {', '.join(ROLE_FAMILIES)}"
+    else:
+        what = "mixes fields from different provider formats"
+    return f"message {index} {what}; {ACCEPTED}"
+
+
+def object_item(item: object, index: int, tally: Tally | None) -> tuple[str, list[Piece]]:
+    """Return a content object's role (from .role or .type) and its rendered pieces."""
+    role = getattr(item, "role", None)
+    if not isinstance(role, str):
+        role = getattr(item, "type", None)
+    role_name = role if isinstance(role, str) else "?"
+    tool = role_name in TOOL_ROLES
+    content = getattr(item, "content", None)
+    pieces: list[Piece] = []
+    if isinstance(content, str):
+        pieces.append((content, tool))
+    elif isinstance(content, list):
+        _parts(content, index, pieces, tally, tool=tool)
+    elif content is not None:
+        raise CodecError(
+            f"message {index} ({type(item).__name__}) has .content of type "
+            f"{type(content).__name__}; .content must be a string or a list of parts",
+        )
+    return role_name, pieces
+
+
+def dict_turn(item: Any) -> Turn:
+    """Return (role, ids of the calls it makes, id of the call it answers) for a chat dict."""
+    role = item.get("role")
+    calls = tuple(
+        str(call.get("id")) for call in item.get("tool_calls") or () if isinstance(call, dict)
+    )
+    legacy = item.get("function_call")
+    if isinstance(legacy, dict):
+        calls = (*calls, str(legacy.get("name")))
+    answer = item.get("tool_call_id") if role == "tool" else item.get("name")
+    return role, calls, str(answer)
+
+
+def object_turn(item: Any) -> Turn:
+    """Return (role, call ids, answered id) for a message object such as LangChain's."""
+    role = getattr(item, "role", None)
+    if not isinstance(role, str):
+        role = getattr(item, "type", None)
+    raw_calls = getattr(item, "tool_calls", None)
+    calls = tuple(
+        str(call.get("id") if isinstance(call, dict) else getattr(call, "id", None))
+        for call in (raw_calls if isinstance(raw_calls, list) else ())
+    )
+    return role, calls, str(getattr(item, "tool_call_id", None))
+
+
+def chat_position(items: Sequence[Any], turn: Callable[[Any], Turn]) -> int:
+    """Return where a new user message goes: the end, or before an unanswered call group."""
+    start, answered = len(items), set()
+    while start > 0:
+        role, _, answer = turn(items[start - 1])
+        if role not in TOOL_ROLES:
+            break
+        answered.add(answer)
+        start -= 1
+    if start > 0:
+        _, calls, _ = turn(items[start - 1])
+        if calls and not answered.issuperset(calls):
+            return start - 1
+    return len(items)
+
+
+def responses_position(items: Sequence[Any]) -> int:
+    """Return where a new message goes: never inside a call/output pair, never after reasoning."""
+    start = len(items)
+    while start > 0 and items[start - 1].get("type", "message") != "message":
+        start -= 1
+    tail = items[start:]
+    answered = {item.get("call_id") for item in tail if item["type"].endswith("_call_output")}
+    answered |= {
+        item.get("approval_request_id") for item in tail if item["type"] == "mcp_approval_response"
+    }
+    for item in tail:
+        kind = item["type"]
+        if (kind in _PAIRED_CALLS and item.get("call_id") not in answered) or (
+            kind == "mcp_approval_request" and item.get("id") not in answered
+        ):
+            return start
+    end = len(items)
+    while end > start and items[end - 1]["type"] == "reasoning":
+        end -= 1
+    return end

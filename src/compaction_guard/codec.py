@@ -1,0 +1,377 @@
+"""ContextCodec and AutoCodec: context shapes rendered to text, and the block written back.
+
+Shapes that are not recognised are refused with CodecError, never guessed at. See
+docs/DESIGN.md, "Codecs" (promise 10).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from itertools import chain
+from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
+
+from compaction_guard._codec_shapes import (
+    ACCEPTED,
+    ALL_FAMILIES,
+    ANTHROPIC,
+    CHAT,
+    RESPONSES,
+    ROLE_FAMILIES,
+    TEXT_PARTS,
+    TOOL_ROLES,
+    USER_ROLES,
+    Tally,
+    chat_position,
+    dict_item,
+    dict_turn,
+    object_item,
+    object_turn,
+    responses_position,
+    unrecognised,
+)
+from compaction_guard.block import MARKER, is_only_blocks, is_standalone_block, parse_blocks
+from compaction_guard.errors import CodecError
+from compaction_guard.view import Segment
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Hashable, Sequence
+
+__all__ = ["SHAPES", "AutoCodec", "ContextCodec", "Rendering"]
+
+SHAPES: Final = (
+    "str",
+    "list[str]",
+    CHAT,
+    RESPONSES,
+    ANTHROPIC,
+    "content-objects",
+    "empty",
+)
+"""Every value `Rendering.shape` takes."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rendering:
+    """A context rendered to text.
+
+    `segments` are in context order, possibly several per message. `keys` hold one
+    fingerprint per message, equal exactly when two messages render the same role, texts
+    and tool-ness. `notes` say what was not rendered (e.g. '2 thinking blocks not rendered').
+    """
+
+    shape: str
+    segments: tuple[Segment, ...]
+    keys: tuple[Hashable, ...]
+    notes: tuple[str, ...] = ()
+
+
+@runtime_checkable
+class ContextCodec(Protocol):
+    """Turns one kind of context into text and writes a guard block back into it."""
+
+    def render(self, context: object) -> Rendering:
+        """Return the context's text; raise CodecError naming the first unreadable message."""
+        ...
+
+    def inject(self, context: object, block: str) -> object:
+        """Return a new context holding exactly one standalone `block`; never mutate `context`.
+
+        Every standalone block outside tool text is removed first. Raises CodecError when
+        the block cannot be written without breaking the provider's format.
+        """
+        ...
+
+    def marked_segments(self, context: object) -> list[Segment]:
+        """Return only the segments whose text contains the block marker, cheaply."""
+        ...
+
+
+def _sequence(context: object) -> Sequence[Any]:
+    if isinstance(context, list | tuple):
+        return context
+    raise CodecError(f"the context is a {type(context).__name__}; {ACCEPTED}")
+
+
+def _is_content_object(item: object) -> bool:
+    return not isinstance(item, str | bytes | dict | list | tuple) and hasattr(item, "content")
+
+
+def _mismatch(index: int, item: object, first: str) -> CodecError:
+    return CodecError(
+        f"message {index} is a {type(item).__name__} but message 0 is {first}; a context "
+        f"must use one message format throughout; {ACCEPTED}",
+    )
+
+
+class AutoCodec(ContextCodec):
+    """The default codec: detects the context's shape on every call.
+
+    >>> AutoCodec().render([{"role": "user", "content": "hi"}]).shape
+    'openai-chat'
+    """
+
+    def render(self, context: object) -> Rendering:
+        """Return the context's text; raise CodecError naming the first unreadable message."""
+        if isinstance(context, str):
+            return Rendering("str", (Segment(context, 0, "text"),), (("text", context, False),))
+        seq = _sequence(context)
+        if not seq:
+            return Rendering("empty", (), ())
+        first = seq[0]
+        if isinstance(first, str):
+            return _render_strings(seq)
+        if isinstance(first, dict):
+            return _render_dicts(seq)
+        if _is_content_object(first):
+            return _render_objects(seq)
+        raise CodecError(f"message 0 is a {type(first).__name__}; {ACCEPTED}")
+
+    def inject(self, context: object, block: str) -> object:
+        """Return a new context holding exactly one standalone `block`; never mutate `context`.
+
+        Raises ValueError when `block` is not one block, CodecError when it cannot be
+        written without breaking the provider's format.
+        """
+        if not is_standalone_block(block):
+            raise ValueError("inject needs exactly one block, as written by format_block")
+        if isinstance(context, str):
+            return _inject_str(context, block)
+        shape = self.render(context).shape
+        seq = _sequence(context)
+        out: list[Any]
+        if shape == "empty":
+            out = [{"role": "user", "content": block}]
+        elif shape == "list[str]":
+            out = [item for item in seq if not is_only_blocks(item)]
+            out.append(block)
+        elif shape == "content-objects":
+            out = _inject_objects(seq, block)
+        else:
+            out = _without_blocks(seq)
+            _PLACERS[shape](out, block)
+        return tuple(out) if isinstance(context, tuple) else out
+
+    def marked_segments(self, context: object) -> list[Segment]:
+        """Return only the segments whose text contains the block marker.
+
+        Runs before every model call, so plain string messages are probed in place and
+        only messages with structured content are rendered.
+        """
+        if isinstance(context, str):
+            return [Segment(context, 0, "text")] if MARKER in context else []
+        found: list[Segment] = []
+        for index, item in enumerate(_sequence(context)):
+            if item.__class__ is dict:
+                content, role = item.get("content"), item.get("role")
+                if (
+                    content.__class__ is str
+                    and role.__class__ is str
+                    and "tool_calls" not in item
+                    and "function_call" not in item
+                ):
+                    if MARKER in content:
+                        found.append(Segment(content, index, role, role in TOOL_ROLES))
+                    continue
+                role, pieces, _ = dict_item(item, index, None)
+            elif isinstance(item, str):
+                role, pieces = "text", [(item, False)]
+            elif _is_content_object(item):
+                role, pieces = object_item(item, index, None)
+            else:
+                raise CodecError(f"message {index} is a {type(item).__name__}; {ACCEPTED}")
+            found.extend(
+                Segment(text, index, role, tool) for text, tool in pieces if MARKER in text
+            )
+        return found
+
+
+def _render_strings(seq: Sequence[Any]) -> Rendering:
+    segments, keys = [], []
+    for index, item in enumerate(seq):
+        if not isinstance(item, str):
+            raise _mismatch(index, item, "a str")
+        segments.append(Segment(item, index, "text"))
+        keys.append(("text", item, False))
+    return Rendering("list[str]", tuple(segments), tuple(keys))
+
+
+def _render_dicts(seq: Sequence[Any]) -> Rendering:
+    families, tally = ALL_FAMILIES, Tally()
+    segments: list[Segment] = []
+    keys: list[Hashable] = []
+    for index, item in enumerate(seq):
+        if not isinstance(item, dict):
+            raise _mismatch(index, item, "a dict")
+        content, role = item.get("content"), item.get("role")
+        # Fast path: a plain string message, the bulk of most contexts.
+        if (
+            content.__class__ is str
+            and role.__class__ is str
+            and "type" not in item
+            and "tool_calls" not in item
+            and "function_call" not in item
+        ):
+            fits = ROLE_FAMILIES.get(role, frozenset())
+            tool = role in TOOL_ROLES
+            segments.append(Segment(content, index, role, tool))
+            keys.append((role, content, tool))
+        else:
+            role, pieces, fits = dict_item(item, index, tally)
+            segments.extend(Segment(text, index, role, tool) for text, tool in pieces)
+            keys.append((role, *chain.from_iterable(pieces)))
+        if not fits:
+            raise CodecError(unrecognised(item, index))
+        if not families <= fits:
+            if not families & fits:
+                raise CodecError(
+                    f"message {index} fits only {', '.join(sorted(fits))} but the messages "
+                    f"before it fit only {', '.join(sorted(families))}; a context must use "
+                    "one provider's message format",
+                )
+            families &= fits
+    shape = next(name for name in (CHAT, RESPONSES, ANTHROPIC) if name in families)
+    return Rendering(shape, tuple(segments), tuple(keys), tally.notes())
+
+
+def _render_objects(seq: Sequence[Any]) -> Rendering:
+    tally = Tally()
+    segments: list[Segment] = []
+    keys: list[Hashable] = []
+    for index, item in enumerate(seq):
+        if not _is_content_object(item):
+            raise _mismatch(index, item, "an object with .content")
+        role, pieces = object_item(item, index, tally)
+        segments.extend(Segment(text, index, role, tool) for text, tool in pieces)
+        keys.append((role, *chain.from_iterable(pieces)))
+    return Rendering("content-objects", tuple(segments), tuple(keys), tally.notes())
+
+
+def _inject_str(text: str, block: str) -> str:
+    """Remove the blocks that end the text, then append `block` after a blank line."""
+    while MARKER in text:
+        blocks = parse_blocks(text)
+        last = blocks[-1] if blocks else None
+        if last is None or text[last.end :].strip():
+            break
+        before = text[: last.start]
+        if before.rstrip(" \t") and not before.rstrip(" \t").endswith(("\n", "\r")):
+            break  # the block continues a line of prose: quoted, not placed
+        # Drop the separator inject itself writes, so injecting again changes nothing.
+        text = before.removesuffix("\n\n")
+    return f"{text}\n\n{block}" if text.strip() else block
+
+
+def _is_block_part(part: object) -> bool:
+    if isinstance(part, str):
+        return is_only_blocks(part)
+    if isinstance(part, dict) and part.get("type") in TEXT_PARTS:
+        text = part.get("text")
+        return isinstance(text, str) and is_only_blocks(text)
+    return False
+
+
+def _without_blocks(seq: Sequence[Any]) -> list[Any]:
+    """Return the dict messages without standalone blocks; tool text is never touched."""
+    out: list[Any] = []
+    for item in seq:
+        content = item.get("content")
+        kept: list[Any] = []
+        if item.get("role") in TOOL_ROLES or item.get("type", "message") != "message":
+            out.append(item)
+            continue
+        if isinstance(content, list):
+            kept = [part for part in content if not _is_block_part(part)]
+            if len(kept) == len(content):
+                out.append(item)
+                continue
+        elif not isinstance(content, str) or not is_only_blocks(content):
+            out.append(item)
+            continue
+        if kept:
+            out.append({**item, "content": kept})
+        elif "tool_calls" in item or "function_call" in item:
+            out.append({**item, "content": None})
+    return out
+
+
+def _place_chat(out: list[Any], block: str) -> None:
+    out.insert(chat_position(out, dict_turn), {"role": "user", "content": block})
+
+
+def _place_responses(out: list[Any], block: str) -> None:
+    part = {"type": "input_text", "text": block}
+    message = {"type": "message", "role": "user", "content": [part]}
+    out.insert(responses_position(out), message)
+
+
+def _place_anthropic(out: list[Any], block: str) -> None:
+    """Append the block to the last user turn (after any tool_result), or as a new turn."""
+    part = {"type": "text", "text": block}
+    last = out[-1] if out else None
+    if last is not None and last.get("role") == "user":
+        content = last.get("content")
+        if isinstance(content, str):
+            # Anthropic rejects blank text blocks, so a blank original is dropped.
+            parts = [{"type": "text", "text": content}] if content.strip() else []
+        else:
+            parts = list(content or ())
+        out[-1] = {**last, "content": [*parts, part]}
+        return
+    content = last.get("content") if last is not None else None
+    if isinstance(content, list) and any(
+        isinstance(p, dict) and p.get("type") == "tool_use" for p in content
+    ):
+        raise CodecError(
+            "the last assistant message has a tool_use without its tool_result, and a block "
+            "placed after it would split that pair; append the tool_result turn before "
+            "compacting, or compact before the assistant turn",
+        )
+    out.append({"role": "user", "content": [part]})
+
+
+_PLACERS: dict[str, Callable[[list[Any], str], None]] = {
+    CHAT: _place_chat,
+    RESPONSES: _place_responses,
+    ANTHROPIC: _place_anthropic,
+}
+
+
+def _with_content(item: object, content: object) -> object:
+    """Return a shallow copy of a message object with `.content` replaced."""
+    new = copy.copy(item)
+    try:
+        new.content = content  # type: ignore[attr-defined]
+    except (AttributeError, TypeError, ValueError) as exc:
+        raise CodecError(
+            f"cannot set .content on a copy of {type(item).__name__} ({exc}); use message "
+            "objects whose .content can be assigned, or pass message dicts",
+        ) from exc
+    return new
+
+
+def _inject_objects(seq: Sequence[Any], block: str) -> list[Any]:
+    """Remove standalone blocks from message objects and append a copied user object."""
+    out: list[Any] = []
+    template = None
+    for item in seq:
+        role = object_turn(item)[0]
+        template = item if role in USER_ROLES else template
+        content = item.content
+        if role in TOOL_ROLES:
+            out.append(item)
+        elif isinstance(content, list):
+            kept = [part for part in content if not _is_block_part(part)]
+            if len(kept) == len(content):
+                out.append(item)
+            elif kept:
+                out.append(_with_content(item, kept))
+        elif not isinstance(content, str) or not is_only_blocks(content):
+            out.append(item)
+    if template is None:
+        raise CodecError(
+            "the context has no user message object to copy for the block; include one "
+            "whose .role or .type is 'user' or 'human', or pass message dicts",
+        )
+    out.insert(chat_position(out, object_turn), _with_content(template, block))
+    return out

@@ -46,8 +46,10 @@ _WS_CHARS = " \t\n\r\v\f\x85\u00a0\u2007\u202f\u2028\u2029"
 _WS = r"[ \t\n\r\v\f\x85\u00a0\u2007\u202f\u2028\u2029]"
 _WS_RUN = re.compile(_WS + "+")
 _LEADING_WS = re.compile(_WS + "*")
-_ID = r"[0-9a-fA-F]{12}"
-_VALID_ID = re.compile(r"[0-9a-f]{12}")
+# Derived ids are 12 hex digits; custom ids (Guard.add(id=...)) use the same alphabet as
+# here. An id holds no whitespace, so " ::" after it ends it unambiguously.
+_ID = r"[A-Za-z0-9][A-Za-z0-9_.:\-]{0,63}"
+_VALID_ID = re.compile(_ID)
 
 # Entries are found by pattern, not by line: whitespace is folded, so line breaks inside
 # a constraint are not structure. Registration refuses any text whose transport form
@@ -82,7 +84,7 @@ def unembeddable_reason(text: str) -> str | None:
     """Return why `text` cannot be carried in a block, phrased as the fix; None if it can.
 
     A text is refused when its transport form contains the marker `COMPACTION-GUARD` or a
-    `[block] <12 hex> ::` entry pattern, either of which would make the block ambiguous.
+    `[block] <id> ::` entry pattern, either of which would make the block ambiguous.
     """
     form = transport_form(text)
     if MARKER in form:
@@ -92,7 +94,7 @@ def unembeddable_reason(text: str) -> str | None:
         )
     if _ENTRY_FOLDED.search(form):
         return (
-            "the constraint contains a block entry pattern ('[block] <12 hex digits> ::'), "
+            "the constraint contains a block entry pattern ('[block] <id> ::'), "
             "which would make its block ambiguous; reword it without that pattern"
         )
     return None
@@ -102,7 +104,10 @@ def _body(entries: Sequence[tuple[str, str]]) -> str:
     lines = []
     for entry_id, text in entries:
         if not _VALID_ID.fullmatch(entry_id):
-            raise ValueError(f"block entry id {entry_id!r} is not 12 lowercase hex digits")
+            raise ValueError(
+                f"block entry id {entry_id!r} is not usable: use 1-64 letters, digits, '_', "
+                "'.', ':' or '-', starting with a letter or digit",
+            )
         reason = unembeddable_reason(text)
         if reason is not None:
             raise ValueError(f"entry {entry_id}: {reason}")
@@ -118,8 +123,8 @@ def block_checksum(entries: Sequence[tuple[str, str]]) -> str:
 def format_block(entries: Sequence[tuple[str, str]]) -> str:
     """Return the block for (id, text) pairs, in order, with no trailing newline.
 
-    Each text appears exactly as given. Raises ValueError for an id that is not 12
-    lowercase hex digits or a text `unembeddable_reason` refuses.
+    Each text appears exactly as given. Raises ValueError for an id outside the id
+    alphabet or a text `unembeddable_reason` refuses.
 
     >>> format_block([("0123456789ab", "Budget cap: $500.")]).splitlines()[1]
     '[block] 0123456789ab :: Budget cap: $500.'
@@ -240,14 +245,13 @@ def _recover_whitespace(
     if [m.group(1) for m in found] != [entry_id for entry_id, _ in entries]:
         return entries
     ends = [m.start() for m in found[1:]] + [len(raw)]
+    # format_block separates lines with "\n"; after transport the separator is whatever
+    # precedes the first entry ("\r\n", "\n  " when indented). Each entry ends with it.
+    separator = (raw[: found[0].start()] if found else "") or "\n"
     recovered = []
     for m, end, (entry_id, folded) in zip(found, ends, entries, strict=True):
         text = raw[m.end() : end]
-        # format_block ends every entry with one line break before the next line.
-        for newline in ("\r\n", "\n", "\r"):
-            if text.endswith(newline):
-                text = text[: -len(newline)]
-                break
+        text = text.removesuffix(separator)
         if transport_form(text) != folded:
             return entries
         recovered.append((entry_id, text))

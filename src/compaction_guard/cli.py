@@ -7,8 +7,13 @@ returns the exit code; a new subcommand adds one pair and one entry in `SUBCOMMA
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 from typing import TYPE_CHECKING
 
+from compaction_guard.errors import RegistryError
+from compaction_guard.guard import Guard
+from compaction_guard.integrations.anthropic import session_start_hook_output
 from compaction_guard.receipt import ChainReport, ReceiptHead, verify_chain
 
 if TYPE_CHECKING:
@@ -113,8 +118,75 @@ def _print_problems(log: str, report: ChainReport) -> None:
         print(f"{log}:{line}: {problem.defect}: {problem.message}")
 
 
+def _add_hook(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "hook",
+        help="agent-harness hooks (Claude Code), printing what the harness reads",
+    )
+    hooks = parser.add_subparsers(dest="hook", required=True, metavar="HOOK")
+    start = hooks.add_parser(
+        "session-start",
+        help="print Claude Code SessionStart JSON carrying the constraints block",
+        description=(
+            "Print {'hookSpecificOutput': {'hookEventName': 'SessionStart', "
+            "'additionalContext': <block>}} for a SessionStart hook with matcher 'compact'. "
+            "The harness is offered the block; that it uses it is not verified."
+        ),
+    )
+    start.add_argument(
+        "--constraints",
+        required=True,
+        metavar="FILE",
+        help="one constraint per line ('#' comments and blank lines skipped), "
+        "or a JSON list of strings",
+    )
+    start.add_argument(
+        "--max-block-tokens",
+        type=int,
+        default=1024,
+        help="the block's token budget (default 1024)",
+    )
+    start.set_defaults(run=_run_hook_session_start)
+
+
+def _run_hook_session_start(args: argparse.Namespace) -> int:
+    # stdout is the harness's input: every problem goes to stderr.
+    try:
+        constraints = _read_constraints(args.constraints)
+        guard = Guard(constraints, max_block_tokens=args.max_block_tokens)
+    except OSError as exc:
+        print(f"{args.constraints}: cannot read: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_PROBLEMS
+    except (ValueError, TypeError) as exc:
+        what = "cannot register" if isinstance(exc, RegistryError) else "bad constraints file"
+        print(f"{args.constraints}: {what}: {exc}", file=sys.stderr)
+        return EXIT_PROBLEMS
+    print(session_start_hook_output(guard))
+    return EXIT_OK
+
+
+def _read_constraints(path: str) -> list[str]:
+    """Read one constraint per line (blank and '#' lines skipped) or a JSON list of strings."""
+    with open(path, encoding="utf-8") as handle:  # noqa: PTH123 - a plain CLI path
+        text = handle.read()
+    if not text.lstrip().startswith("["):
+        return [line.strip() for line in text.splitlines() if line.strip() and not _comment(line)]
+    try:
+        loaded = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"starts with '[' but is not valid JSON ({exc})") from None
+    if not isinstance(loaded, list) or not all(isinstance(item, str) for item in loaded):
+        raise ValueError("a JSON constraints file must hold a list of strings")
+    return loaded
+
+
+def _comment(line: str) -> bool:
+    return line.lstrip().startswith("#")
+
+
 SUBCOMMANDS: tuple[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None], ...] = (
     _add_verify,
     _add_head,
+    _add_hook,
 )
 """Every subcommand's `_add_<name>`, in help order."""

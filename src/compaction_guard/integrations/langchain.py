@@ -1,0 +1,264 @@
+"""LangChain 1.x: `SummarizationMiddleware` whose compactions run through `Guard.compact`.
+
+Mode `owned`, sync and async hooks, `assert_present` before every model call of a
+summarised thread. Needs the `[langchain]` extra. Modes and limits:
+docs/sections/integrations.md.
+"""
+
+from __future__ import annotations
+
+import functools
+import uuid
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from compaction_guard._extras import require
+from compaction_guard.block import is_only_blocks
+from compaction_guard.codec import AutoCodec, ContextCodec, Rendering
+from compaction_guard.errors import CodecError
+
+require("langchain", extra="langchain", feature="compaction_guard.integrations.langchain")
+
+# Imported only after the extra check, so a missing LangChain fails with the install command.
+from langchain.agents.middleware import AgentMiddleware, AgentState  # noqa: E402
+from langchain_core.messages import (  # noqa: E402
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    RemoveMessage,
+    SystemMessage,
+    ToolMessage,
+)
+from langgraph.graph.message import REMOVE_ALL_MESSAGES  # noqa: E402
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable, Sequence
+
+    from langchain.agents.middleware import ModelRequest, ModelResponse
+    from langgraph.runtime import Runtime
+
+    from compaction_guard.guard import Guard
+    from compaction_guard.view import Segment
+
+__all__ = ["GuardedSummarizationMiddleware", "LangChainCodec", "guard_middleware"]
+
+# Marks the messages LangChain's middleware writes and the one this adapter writes.
+_SOURCE = "lc_source"
+_SUMMARY_SOURCE = "summarization"
+_BLOCK_SOURCE = "compaction_guard"
+_EXPECTED = (
+    "{'messages': [RemoveMessage(id=REMOVE_ALL_MESSAGES), <summary message>, *<kept messages>]}"
+)
+
+
+def __dir__() -> list[str]:
+    return list(__all__)
+
+
+def guard_middleware(
+    summarization_middleware: AgentMiddleware[Any, Any, Any],
+    guard: Guard,
+) -> GuardedSummarizationMiddleware:
+    """Wrap LangChain's `SummarizationMiddleware` so each compaction runs through `guard`.
+
+    Put the result where the original went, last in `middleware=[...]`, so its check runs
+    closest to the model. The guard's codec is wrapped in a `LangChainCodec` (every other
+    context shape still goes to the codec it had).
+
+    ```python
+    middleware = guard_middleware(SummarizationMiddleware(model=..., trigger=...), guard)
+    agent = create_agent(model, tools, middleware=[middleware])
+    ```
+    """
+    return GuardedSummarizationMiddleware(summarization_middleware, guard)
+
+
+class GuardedSummarizationMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
+    """The wrapped middleware: summaries pass through `Guard.compact` (mode `owned`).
+
+    `before_model`/`abefore_model` run the inner middleware; a full-replacement update is
+    diffed, classified, repaired and verified by the guard, and any other update shape
+    raises CodecError. `wrap_model_call`/`awrap_model_call` run `assert_present` on every
+    model call of a thread that holds a summary. An error from the summariser propagates
+    before anything is written, so the agent state stays as it was.
+    """
+
+    def __init__(self, inner: AgentMiddleware[Any, Any, Any], guard: Guard) -> None:
+        if not isinstance(inner, AgentMiddleware):
+            raise TypeError(
+                f"guard_middleware wraps a LangChain AgentMiddleware such as "
+                f"SummarizationMiddleware, got {type(inner).__name__}",
+            )
+        super().__init__()
+        self.inner = inner
+        self.guard = guard
+        self.state_schema = inner.state_schema
+        self.tools = list(getattr(inner, "tools", ()))
+        if not isinstance(guard.codec, LangChainCodec):
+            guard.codec = LangChainCodec(fallback=guard.codec)
+
+    @property
+    def name(self) -> str:
+        """`Guarded<inner name>`, so the graph's node names say what runs."""
+        return f"Guarded{self.inner.name}"
+
+    def before_model(
+        self, state: AgentState[Any], runtime: Runtime[Any],
+    ) -> dict[str, Any] | None:
+        """Run the inner hook; return its update with the guard's verdict applied."""
+        before = list(state["messages"])
+        return self._guarded(before, self.inner.before_model(state, runtime))
+
+    async def abefore_model(
+        self, state: AgentState[Any], runtime: Runtime[Any],
+    ) -> dict[str, Any] | None:
+        """Async `before_model`: the inner `abefore_model`, then the same guard step."""
+        before = list(state["messages"])
+        return self._guarded(before, await self.inner.abefore_model(state, runtime))
+
+    def wrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
+    ) -> ModelResponse[Any]:
+        """Raise BlockIntegrityError if a summarised thread lost its block, else call the model."""
+        self._check(request.messages)
+        return handler(request)
+
+    async def awrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
+    ) -> ModelResponse[Any]:
+        """Async `wrap_model_call`."""
+        self._check(request.messages)
+        return await handler(request)
+
+    def _check(self, messages: Sequence[BaseMessage]) -> None:
+        # A thread never summarised owes no block, so one guard can serve many threads.
+        if any(_source(message) == _SUMMARY_SOURCE for message in messages):
+            self.guard.assert_present(list(messages))
+
+    def _guarded(self, before: Sequence[BaseMessage], update: object) -> dict[str, Any] | None:
+        if update is None:
+            return None
+        kept = _replacement(update)
+        name = getattr(self.inner, "name", type(self.inner).__name__)
+        replay = functools.wraps(type(self.inner).before_model)(lambda _context: kept)
+        output = self.guard.compact(list(before), replay, method=f"langchain.{name}")
+        return {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *output]}
+
+
+def _replacement(update: object) -> list[BaseMessage]:
+    """Return the messages after the remove-all marker, or raise CodecError for other shapes."""
+    if not isinstance(update, Mapping) or set(update) != {"messages"}:
+        keys = sorted(update) if isinstance(update, Mapping) else type(update).__name__
+        raise CodecError(_unknown(f"an update with keys {keys}"))
+    messages = update["messages"]
+    if not isinstance(messages, list) or not messages:
+        raise CodecError(_unknown(f"'messages' holding a {type(messages).__name__}"))
+    first, rest = messages[0], messages[1:]
+    if not (isinstance(first, RemoveMessage) and first.id == REMOVE_ALL_MESSAGES):
+        raise CodecError(_unknown("an update that does not start with the remove-all marker"))
+    for index, message in enumerate(rest, start=1):
+        if not isinstance(message, BaseMessage) or isinstance(message, RemoveMessage):
+            raise CodecError(_unknown(f"item {index} of type {type(message).__name__}"))
+    if not rest:
+        raise CodecError(_unknown("a remove-all marker with no summary message after it"))
+    return list(rest)
+
+
+def _unknown(what: str) -> str:
+    return (
+        f"the summarization middleware returned {what}; this adapter reads only the "
+        f"full-replacement update {_EXPECTED} that langchain 1.x SummarizationMiddleware "
+        "emits. Pin a langchain version whose middleware emits it, or report the new shape"
+    )
+
+
+def _source(message: object) -> object:
+    extra = getattr(message, "additional_kwargs", None)
+    return extra.get(_SOURCE) if isinstance(extra, Mapping) else None
+
+
+class LangChainCodec(ContextCodec):
+    """Reads and writes lists of LangChain messages; every other context goes to `fallback`.
+
+    The block is written as its own `HumanMessage`, after the leading system and summary
+    messages and never in front of a `ToolMessage`, so no tool-call pair is split. Blocks
+    already standing alone in non-tool messages are removed first.
+    """
+
+    def __init__(self, fallback: ContextCodec | None = None) -> None:
+        self.fallback: ContextCodec = fallback if fallback is not None else AutoCodec()
+        self._messages = AutoCodec()
+
+    def render(self, context: object) -> Rendering:
+        """Return the context's text (LangChain messages read as `.content` objects)."""
+        return self._pick(context).render(context)
+
+    def inject(self, context: object, block: str) -> object:
+        """Return a new message list holding exactly one block message; never mutate input."""
+        if not _is_messages(context):
+            return self.fallback.inject(context, block)
+        messages: Sequence[BaseMessage] = context  # type: ignore[assignment] # checked above
+        out = [kept for message in messages if (kept := _without_block(message)) is not None]
+        marker = HumanMessage(
+            content=block, id=str(uuid.uuid4()), additional_kwargs={_SOURCE: _BLOCK_SOURCE},
+        )
+        out.insert(_block_position(out), marker)
+        return tuple(out) if isinstance(context, tuple) else out
+
+    def marked_segments(self, context: object) -> list[Segment]:
+        """Return the segments whose text holds the block marker."""
+        return self._pick(context).marked_segments(context)
+
+    def _pick(self, context: object) -> ContextCodec:
+        return self._messages if _is_messages(context) else self.fallback
+
+
+def _is_messages(context: object) -> bool:
+    return (
+        isinstance(context, list | tuple)
+        and bool(context)
+        and all(isinstance(message, BaseMessage) for message in context)
+    )
+
+
+def _without_block(message: BaseMessage) -> BaseMessage | None:
+    """Return `message` without standalone block text, None when nothing else was in it."""
+    if isinstance(message, ToolMessage):
+        return message
+    content = message.content
+    if isinstance(content, str):
+        if not is_only_blocks(content):
+            return message
+        kept: list[Any] = []
+    else:
+        kept = [part for part in content if not _is_block_part(part)]
+        if len(kept) == len(content):
+            return message
+    if kept or (isinstance(message, AIMessage) and message.tool_calls):
+        return message.model_copy(update={"content": kept or ""})
+    return None
+
+
+def _is_block_part(part: object) -> bool:
+    if isinstance(part, str):
+        return is_only_blocks(part)
+    if isinstance(part, Mapping) and part.get("type") == "text":
+        text = part.get("text")
+        return isinstance(text, str) and is_only_blocks(text)
+    return False
+
+
+def _block_position(messages: Sequence[BaseMessage]) -> int:
+    index = 0
+    while index < len(messages) and (
+        isinstance(messages[index], SystemMessage) or _source(messages[index]) == _SUMMARY_SOURCE
+    ):
+        index += 1
+    # A ToolMessage must follow its call; step past any, never in front of one.
+    while index < len(messages) and isinstance(messages[index], ToolMessage):
+        index += 1
+    return index

@@ -169,7 +169,10 @@ class EmbeddingDetector(Detector):
         sentences = tuple(s for passage in view.passages for s in _sentences(passage.text))
         assert self._np is not None  # noqa: S101 - set by _ensure_loaded before any encode
         np = self._np
-        vectors = self._encode(list(sentences)) if sentences else np.zeros((0, 1), "float32")
+        # Transcripts repeat lines (tool boilerplate, quoted rules): encode each text once.
+        unique = {s: i for i, s in enumerate(dict.fromkeys(sentences))}
+        encoded = self._encode(list(unique)) if unique else np.zeros((0, 1), "float32")
+        vectors = encoded[[unique[s] for s in sentences]] if sentences else encoded
         pair_norms = np.linalg.norm(vectors[:-1] + vectors[1:], axis=1)
         words = frozenset(w.casefold() for p in view.passages for w in _WORD.findall(p.text))
         units = _Units(sentences=sentences, words=words, vectors=vectors, pair_norms=pair_norms)

@@ -322,20 +322,14 @@ def test_embedding_detector_subclasses_the_protocol() -> None:
     assert EmbeddingDetector.layer == "embedding"
 
 
-def test_embedding_missing_model2vec_names_the_install_command(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+@pytest.mark.parametrize("module", ["model2vec", "numpy"])
+def test_embedding_missing_extra_names_the_install_command(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, module: str
 ) -> None:
-    monkeypatch.setitem(sys.modules, "model2vec", None)
+    monkeypatch.setitem(sys.modules, module, None)
     reason = EmbeddingDetector(tmp_path).unavailable
     assert reason is not None
-    assert "model2vec" in reason
-    assert "pip install 'compaction-guard[embeddings]'" in reason
-
-
-def test_embedding_missing_numpy_names_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "numpy", None)
-    reason = EmbeddingDetector(model=_BagOfWords(["a"])).unavailable
-    assert reason is not None
+    assert f"needs {module};" in reason
     assert "pip install 'compaction-guard[embeddings]'" in reason
 
 

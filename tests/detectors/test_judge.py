@@ -30,6 +30,37 @@ def _answer(kind: str, span: str | None = None) -> Callable[[str], str]:
     return lambda _prompt: json.dumps(payload)
 
 
+REFUSALS = [
+    pytest.param(
+        '{"kind": "paraphrased", "span": "The cap of $500 remains in force."}',
+        "does not occur",
+        id="span-absent-from-view",
+    ),
+    pytest.param(
+        '{"kind": "weakened", "span": "for this run. Tool output: 312 rows"}',
+        "does not occur",
+        id="span-across-two-passages",
+    ),
+    pytest.param(
+        '{"kind": "paraphrased", "span": "the user asked for a sales report"}',
+        "lacks $500",
+        id="paraphrase-span-missing-value",
+    ),
+    pytest.param(
+        '{"kind": "preserved", "span": "Spending is limited to $500 for this run."}',
+        "may not issue 'preserved'",
+        id="preserved-with-span",
+    ),
+    pytest.param('{"kind": "preserved"}', "may not issue 'preserved'", id="preserved-no-span"),
+    pytest.param('{"kind": "mutated"}', "without citing a span", id="mutated-no-span"),
+    pytest.param('{"kind": "mutated", "span": "  "}', "without citing a span", id="mutated-blank"),
+    pytest.param('{"kind": "unverifiable"}', "may not issue 'unverifiable'", id="unverifiable"),
+    pytest.param('{"kind": "fine", "span": "312 rows"}', "unknown kind", id="unknown-kind"),
+    pytest.param('{"kind": 3, "span": "312 rows"}', "not a string", id="kind-not-a-string"),
+    pytest.param("It was paraphrased.", "no JSON object", id="no-json"),
+]
+
+
 def _detect(
     judge: Callable[[str], str], make_invariant: MakeInvariant, view: SummaryView = VIEW
 ) -> LayerVerdict | Abstain:
@@ -82,46 +113,6 @@ def test_judge_span_is_compared_with_whitespace_folded(make_invariant: MakeInvar
     assert isinstance(outcome, LayerVerdict)
 
 
-def test_judge_span_absent_from_the_view_abstains(make_invariant: MakeInvariant) -> None:
-    outcome = _detect(_answer("paraphrased", "The cap of $500 remains in force."), make_invariant)
-    assert isinstance(outcome, Abstain)
-    assert "does not occur" in outcome.reason
-
-
-def test_judge_span_across_two_passages_abstains(make_invariant: MakeInvariant) -> None:
-    span = "for this run. Tool output: 312 rows"
-    outcome = _detect(_answer("weakened", span), make_invariant)
-    assert isinstance(outcome, Abstain)
-
-
-def test_judge_paraphrase_span_missing_the_value_abstains(make_invariant: MakeInvariant) -> None:
-    outcome = _detect(_answer("paraphrased", "the user asked for a sales report"), make_invariant)
-    assert isinstance(outcome, Abstain)
-    assert "$500" in outcome.reason
-
-
-def test_judge_preserved_is_refused_even_with_a_span(make_invariant: MakeInvariant) -> None:
-    outcome = _detect(
-        _answer("preserved", "Spending is limited to $500 for this run."), make_invariant
-    )
-    assert isinstance(outcome, Abstain)
-    assert "may not issue 'preserved'" in outcome.reason
-
-
-def test_judge_preserved_without_a_span_is_refused(make_invariant: MakeInvariant) -> None:
-    assert isinstance(_detect(_answer("preserved"), make_invariant), Abstain)
-
-
-def test_judge_mutated_without_a_span_is_refused(make_invariant: MakeInvariant) -> None:
-    outcome = _detect(_answer("mutated"), make_invariant)
-    assert isinstance(outcome, Abstain)
-    assert "without citing a span" in outcome.reason
-
-
-def test_judge_mutated_with_an_empty_span_is_refused(make_invariant: MakeInvariant) -> None:
-    assert isinstance(_detect(_answer("mutated", "  "), make_invariant), Abstain)
-
-
 def test_judge_contradiction_with_a_span_in_the_retained_tail_stands(
     make_invariant: MakeInvariant,
 ) -> None:
@@ -162,28 +153,6 @@ def test_judge_reply_with_prose_and_a_code_fence_is_parsed(make_invariant: MakeI
     assert outcome.kind is Kind.CONTRADICTED
 
 
-def test_judge_reply_without_json_abstains(make_invariant: MakeInvariant) -> None:
-    outcome = _detect(lambda _p: "It was paraphrased.", make_invariant)
-    assert isinstance(outcome, Abstain)
-    assert "no JSON object" in outcome.reason
-    assert outcome.evidence["reply"] == "It was paraphrased."
-
-
-def test_judge_unknown_kind_abstains(make_invariant: MakeInvariant) -> None:
-    outcome = _detect(_answer("fine", "312 rows exported"), make_invariant)
-    assert isinstance(outcome, Abstain)
-    assert "unknown kind" in outcome.reason
-
-
-def test_judge_kind_that_is_not_a_string_abstains(make_invariant: MakeInvariant) -> None:
-    outcome = _detect(lambda _p: '{"kind": 3, "span": "312 rows exported"}', make_invariant)
-    assert isinstance(outcome, Abstain)
-
-
-def test_judge_unverifiable_answer_abstains(make_invariant: MakeInvariant) -> None:
-    assert isinstance(_detect(_answer("unverifiable"), make_invariant), Abstain)
-
-
 def test_judge_that_raises_abstains_naming_the_exception(make_invariant: MakeInvariant) -> None:
     def judge(_prompt: str) -> str:
         raise TimeoutError("model did not answer in 30 s")
@@ -217,3 +186,12 @@ def test_judge_verdict_decides_in_the_chain(make_invariant: MakeInvariant) -> No
 def test_judge_must_be_callable() -> None:
     with pytest.raises(TypeError, match="callable"):
         JudgeDetector("gpt")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("reply", "expected"), REFUSALS)
+def test_judge_refuses_an_answer_it_cannot_verify(
+    make_invariant: MakeInvariant, reply: str, expected: str
+) -> None:
+    outcome = _detect(lambda _p: reply, make_invariant)
+    assert isinstance(outcome, Abstain)
+    assert expected in outcome.reason

@@ -144,39 +144,35 @@ def test_nli_detector_subclasses_the_protocol() -> None:
     assert Kind.MUTATED not in ALLOWED_KINDS["nli"]
 
 
-def test_nli_missing_onnxruntime_names_the_install_command(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+@pytest.fixture
+def nli_extras() -> None:
+    for module in ("numpy", "onnxruntime", "tokenizers"):
+        pytest.importorskip(module, reason="the [nli] extra is not installed")
+
+
+@pytest.mark.parametrize("module", ["numpy", "onnxruntime", "tokenizers"])
+def test_nli_missing_extra_names_the_install_command(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, module: str
 ) -> None:
-    monkeypatch.setitem(sys.modules, "onnxruntime", None)
+    monkeypatch.setitem(sys.modules, module, None)
     reason = NLIDetector(tmp_path).unavailable
     assert reason is not None
+    assert f"needs {module};" in reason
     assert "pip install 'compaction-guard[nli]'" in reason
 
 
-def test_nli_missing_tokenizers_names_the_install_command(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+@pytest.mark.usefixtures("nli_extras")
+@pytest.mark.parametrize(
+    ("model_dir", "expected"),
+    [(None, "none ships with the package"), ("empty", "found no model.onnx or tokenizer.json")],
+)
+def test_nli_without_model_files_says_what_to_pass(
+    tmp_path: Path, model_dir: str | None, expected: str
 ) -> None:
-    monkeypatch.setitem(sys.modules, "tokenizers", None)
-    reason = NLIDetector(tmp_path).unavailable
+    reason = NLIDetector(None if model_dir is None else tmp_path).unavailable
     assert reason is not None
-    assert "pip install 'compaction-guard[nli]'" in reason
-
-
-def test_nli_without_model_dir_says_none_ships_and_what_to_pass() -> None:
-    pytest.importorskip("onnxruntime", reason="the [nli] extra is not installed")
-    pytest.importorskip("tokenizers", reason="the [nli] extra is not installed")
-    reason = NLIDetector().unavailable
-    assert reason is not None
-    assert "none ships with the package" in reason
+    assert expected in reason
     assert "model_dir=" in reason
-
-
-def test_nli_dir_without_model_files_is_unavailable(tmp_path: Path) -> None:
-    pytest.importorskip("onnxruntime", reason="the [nli] extra is not installed")
-    pytest.importorskip("tokenizers", reason="the [nli] extra is not installed")
-    reason = NLIDetector(tmp_path).unavailable
-    assert reason is not None
-    assert "model.onnx" in reason
 
 
 def test_nli_unavailable_layer_abstains_with_the_reason(

@@ -32,7 +32,7 @@ __all__ = ["DEFAULT_FLOOR", "DEFAULT_HUB_ID", "EmbeddingDetector"]
 # "Keep patient health records out of chat."), hence the acronym rule in `detect`. The 46
 # other paraphrases: lowest 0.294, 0.299, 0.305; the 15 written after 0.25 was chosen:
 # lowest 0.294. Rules buried verbatim in a long sentence: lowest 0.372. Off-topic text:
-# -0.029 to 0.213; summaries of other agent work: 0.029 to 0.549 (91 of 528 pairs below).
+# -0.029 to 0.213; summaries of other agent work: 0.029 to 0.549 (91 of 528 pairs confirmed).
 DEFAULT_FLOOR = 0.25
 DEFAULT_HUB_ID = "minishlab/potion-base-8M"
 

@@ -1,0 +1,458 @@
+"""Recompute evidence/results.json and evidence/table.md from the committed corpus, per tier.
+
+`python evidence/recompute.py` runs every detection tier that can run here; `--check`
+recomputes in memory and exits 1 when the committed files are stale or any tier certified
+a damaged constraint. The corpus is refused unless it matches corpus.sha256. See README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+CORPUS = HERE / "corpus.jsonl"
+DIGEST = HERE / "corpus.sha256"
+RESULTS = HERE / "results.json"
+TABLE = HERE / "table.md"
+DEFAULT_EMBEDDING_MODEL = REPO.parent / "shared" / "models" / "minilm-m2v-int8"
+EMBEDDING_MODEL_ENV = "COMPACTION_GUARD_EMBEDDING_MODEL"
+
+KINDS = ("preserved", "paraphrased", "weakened", "mutated", "contradicted", "dropped")
+VERDICTS = (*KINDS, "unverifiable")
+DAMAGED = frozenset({"weakened", "mutated", "contradicted", "dropped"})
+CERTIFYING = frozenset({"preserved", "paraphrased"})
+TIERS = ("core", "embeddings", "nli")
+TIER_LABELS = {"core": "core (stdlib)", "embeddings": "+embeddings", "nli": "+nli"}
+ERROR = "error"
+
+
+class CorpusDriftError(Exception):
+    """corpus.jsonl does not match corpus.sha256."""
+
+
+# --------------------------------------------------------------------------------------
+# Corpus
+# --------------------------------------------------------------------------------------
+
+
+def verified_corpus(corpus: Path, digest: Path) -> tuple[str, list[dict[str, Any]]]:
+    """Return (sha256, cases) once the corpus bytes match the committed digest."""
+    if not corpus.exists():
+        raise CorpusDriftError(f"{corpus} is missing; run `python evidence/make_corpus.py`")
+    if not digest.exists():
+        raise CorpusDriftError(f"{digest} is missing; run `python evidence/make_corpus.py`")
+    data = corpus.read_bytes()
+    actual = hashlib.sha256(data).hexdigest()
+    recorded = digest.read_text(encoding="ascii").split()
+    expected = recorded[0] if recorded else ""
+    if actual != expected:
+        raise CorpusDriftError(
+            f"{corpus.name} has sha256 {actual} but {digest.name} says {expected or '(empty)'}; "
+            "the corpus drifted from its committed digest. Regenerate it with "
+            "`python evidence/make_corpus.py` (and commit both files) instead of editing it by hand",
+        )
+    cases = [json.loads(line) for line in data.decode("ascii").splitlines() if line]
+    return actual, cases
+
+
+# --------------------------------------------------------------------------------------
+# Tiers
+# --------------------------------------------------------------------------------------
+
+
+@dataclass
+class Tier:
+    name: str
+    detectors: list[Any] = field(default_factory=list)
+    why_not: str | None = None
+    models: dict[str, Any] = field(default_factory=dict)
+
+
+def _files_sha256(directory: Path) -> dict[str, str]:
+    return {
+        path.name: hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(directory.iterdir())
+        if path.is_file()
+    }
+
+
+def _import_failure(module: str, exc: ImportError) -> str:
+    return f"{module} is not importable here ({type(exc).__name__}: {exc})"
+
+
+def _lexical() -> tuple[Any | None, str | None]:
+    try:
+        from compaction_guard.detectors.lexical import LexicalDetector
+    except ImportError as exc:
+        return None, _import_failure("compaction_guard.detectors.lexical", exc)
+    return LexicalDetector(), None
+
+
+def _embedding(model: Path | None) -> tuple[Any | None, str | None, dict[str, Any]]:
+    if model is None or not model.is_dir():
+        where = "no path given" if model is None else f"{model.name} is not a directory here"
+        return None, (
+            f"the embedding model is not available ({where}); pass --embedding-model PATH "
+            f"or set {EMBEDDING_MODEL_ENV}"
+        ), {}
+    try:
+        from compaction_guard.detectors.embedding import EmbeddingDetector
+    except ImportError as exc:
+        return None, _import_failure("compaction_guard.detectors.embedding", exc), {}
+    detector = EmbeddingDetector(model_path=model)
+    reason = detector.unavailable
+    if reason is not None:
+        return None, f"the embedding layer cannot run: {reason}", {}
+    return detector, None, {"embedding": {"name": model.name, "files_sha256": _files_sha256(model)}}
+
+
+def _nli(model_dir: Path | None) -> tuple[Any | None, str | None, dict[str, Any]]:
+    if model_dir is None:
+        return None, (
+            "no local NLI model directory was given; pass --nli-model DIR (model.onnx, "
+            "tokenizer.json and config.json) to run this tier"
+        ), {}
+    if not model_dir.is_dir():
+        return None, f"the NLI model directory {model_dir.name} does not exist here", {}
+    try:
+        from compaction_guard.detectors.nli import NLIDetector
+    except ImportError as exc:
+        return None, _import_failure("compaction_guard.detectors.nli", exc), {}
+    detector = NLIDetector(model_dir=model_dir)
+    reason = detector.unavailable
+    if reason is not None:
+        return None, f"the NLI layer cannot run: {reason}", {}
+    return detector, None, {"nli": {"name": model_dir.name, "files_sha256": _files_sha256(model_dir)}}
+
+
+def build_tiers(names: Sequence[str], embedding_model: Path | None, nli_model: Path | None) -> list[Tier]:
+    """Construct each requested tier's detectors once, or the reason it cannot run here."""
+    lexical, lexical_why = _lexical()
+    tiers: list[Tier] = []
+    embedding: tuple[Any | None, str | None, dict[str, Any]] | None = None
+    for name in names:
+        if lexical is None:
+            tiers.append(Tier(name, why_not=lexical_why))
+            continue
+        if name == "core":
+            tiers.append(Tier(name, [lexical]))
+            continue
+        embedding = embedding or _embedding(embedding_model)
+        embed_detector, embed_why, embed_models = embedding
+        if embed_detector is None:
+            tiers.append(Tier(name, why_not=embed_why))
+            continue
+        if name == "embeddings":
+            tiers.append(Tier(name, [lexical, embed_detector], models=dict(embed_models)))
+            continue
+        nli_detector, nli_why, nli_models = _nli(nli_model)
+        if nli_detector is None:
+            tiers.append(Tier(name, why_not=nli_why))
+            continue
+        tiers.append(Tier(name, [lexical, embed_detector, nli_detector], models={**embed_models, **nli_models}))
+    return tiers
+
+
+# --------------------------------------------------------------------------------------
+# Running one case
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Outcome:
+    verdict: str
+    decided_by: str
+    canonical_present: bool
+    assert_present_passed: bool
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item)
+
+
+def run_case(case: dict[str, Any], detectors: Sequence[Any]) -> Outcome:
+    """Compact one case through a fresh Guard under REPAIR and read the case's finding."""
+    from compaction_guard import Guard
+    from compaction_guard.errors import BlockIntegrityError
+
+    guard = Guard([case["constraint"], *case["others"]], detectors=detectors)
+    after = case["after"]
+    out = guard.compact(copy.deepcopy(case["before"]), compactor=lambda _: copy.deepcopy(after))
+    invariant = next(inv for inv in guard.invariants() if inv.text == case["constraint"])
+    report = guard.last_report
+    if report is None:
+        raise RuntimeError("Guard.compact left no last_report")
+    finding = next(f for f in report.findings if f.invariant_id == invariant.id)
+    try:
+        guard.assert_present(out)
+    except BlockIntegrityError:
+        asserted = False
+    else:
+        asserted = True
+    present = any(case["constraint"] in text for text in _strings(out))
+    return Outcome(finding.kind.value, finding.decided_by, present, asserted)
+
+
+def run_tier(tier: Tier, cases: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Return one tier's section of results.json."""
+    if tier.why_not is not None:
+        return {"ran": False, "why": tier.why_not}
+    outcomes: dict[str, Outcome] = {}
+    errors: dict[str, str] = {}
+    for case in cases:
+        try:
+            outcomes[case["id"]] = run_case(case, tier.detectors)
+        except Exception as exc:  # noqa: BLE001 - one failing case is recorded, not fatal
+            errors[case["id"]] = f"{type(exc).__name__}: {exc}"
+            outcomes[case["id"]] = Outcome(ERROR, ERROR, canonical_present=False, assert_present_passed=False)
+    return _tier_section(tier, cases, outcomes, errors)
+
+
+def _tier_section(
+    tier: Tier,
+    cases: Sequence[dict[str, Any]],
+    outcomes: dict[str, Outcome],
+    errors: dict[str, str],
+) -> dict[str, Any]:
+    columns = (*VERDICTS, ERROR) if errors else VERDICTS
+    confusion = {kind: dict.fromkeys(columns, 0) for kind in KINDS}
+    false_certified = []
+    for case in cases:
+        truth, got = case["ground_truth"], outcomes[case["id"]]
+        confusion[truth][got.verdict] += 1
+        if truth in DAMAGED and got.verdict in CERTIFYING:
+            false_certified.append({
+                "id": case["id"], "ground_truth": truth, "verdict": got.verdict,
+                "decided_by": got.decided_by, "operator": case["operator"],
+            })
+    support = Counter(case["ground_truth"] for case in cases)
+    prevention_failures = [
+        case["id"] for case in cases
+        if not (outcomes[case["id"]].canonical_present and outcomes[case["id"]].assert_present_passed)
+    ]
+    return {
+        "ran": True,
+        "detectors": [detector.layer for detector in tier.detectors],
+        "models": tier.models,
+        "per_kind": {kind: {"correct": confusion[kind][kind], "support": support[kind]} for kind in KINDS},
+        "confusion": confusion,
+        "false_certify": {"count": len(false_certified), "cases": false_certified},
+        "prevention": {
+            "cases": len(cases),
+            "canonical_present": sum(o.canonical_present for o in outcomes.values()),
+            "assert_present_passed": sum(o.assert_present_passed for o in outcomes.values()),
+            "failures": prevention_failures,
+        },
+        "errors": errors,
+        "verdicts": {
+            case["id"]: {"verdict": outcomes[case["id"]].verdict, "decided_by": outcomes[case["id"]].decided_by}
+            for case in cases
+        },
+    }
+
+
+# --------------------------------------------------------------------------------------
+# Output
+# --------------------------------------------------------------------------------------
+
+
+def compute(
+    names: Sequence[str],
+    corpus: Path,
+    digest: Path,
+    embedding_model: Path | None,
+    nli_model: Path | None,
+) -> dict[str, Any]:
+    sha, cases = verified_corpus(corpus, digest)
+    tiers = build_tiers(names, embedding_model, nli_model)
+    support = Counter(case["ground_truth"] for case in cases)
+    return {
+        "corpus": {
+            "file": corpus.name,
+            "sha256": sha,
+            "cases": len(cases),
+            "seed_constraints": len({case["constraint"] for case in cases}),
+            "support": {kind: support[kind] for kind in KINDS},
+        },
+        "tiers": {tier.name: run_tier(tier, cases) for tier in tiers},
+    }
+
+
+def results_bytes(results: dict[str, Any]) -> bytes:
+    return (json.dumps(results, indent=2, sort_keys=True, ensure_ascii=True) + "\n").encode("ascii")
+
+
+def render_table(results: dict[str, Any]) -> str:
+    """The README tier table: correct/support per ground-truth kind, per tier."""
+    tiers = results["tiers"]
+    names = [name for name in TIERS if name in tiers]
+    header = "| Ground truth | " + " | ".join(TIER_LABELS[name] for name in names) + " |"
+    lines = [header, "|---|" + "---|" * len(names)]
+    for kind in KINDS:
+        cells = []
+        for name in names:
+            tier = tiers[name]
+            if tier["ran"]:
+                cell = tier["per_kind"][kind]
+                cells.append(f"{cell['correct']}/{cell['support']}")
+            else:
+                cells.append("not run")
+        lines.append(f"| {kind} | " + " | ".join(cells) + " |")
+    certify = [
+        f"**{tiers[name]['false_certify']['count']}**" if tiers[name]["ran"] else "not run" for name in names
+    ]
+    lines.append("| **false certifications** | " + " | ".join(certify) + " |")
+    notes = [
+        "",
+        (f"Corpus: {results['corpus']['cases']} cases from {results['corpus']['seed_constraints']} "
+        f"seed constraints, sha256 `{results['corpus']['sha256'][:16]}...`. Cells are correct "
+        "verdicts over ground-truth support; a false certification is a weakened, mutated, "
+        "contradicted or dropped constraint reported preserved or paraphrased."),
+    ]
+    for name in names:
+        tier = tiers[name]
+        if not tier["ran"]:
+            notes.append(f"- {TIER_LABELS[name]}: not run: {tier['why']}")
+            continue
+        prevention = tier["prevention"]
+        models = ", ".join(f"{info['name']}" for info in tier["models"].values())
+        notes.append(
+            f"- {TIER_LABELS[name]}: detectors {' -> '.join(tier['detectors'])}"
+            + (f" (models: {models})" if models else "")
+            + f"; prevention after REPAIR: canonical text present in {prevention['canonical_present']}"
+            f"/{prevention['cases']}, `assert_present` passed in {prevention['assert_present_passed']}"
+            f"/{prevention['cases']}"
+            + (f"; {len(tier['errors'])} cases raised" if tier["errors"] else "")
+            + ".",
+        )
+    return "\n".join([*lines, *notes]) + "\n"
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Write temp-then-rename, so a reader never sees half a file."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        Path(tmp).replace(path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _merged(results: dict[str, Any], path: Path) -> dict[str, Any]:
+    """Keep committed sections of tiers left out with --tiers, when the corpus is the same."""
+    if set(results["tiers"]) == set(TIERS) or not path.exists():
+        return results
+    committed = json.loads(path.read_text(encoding="ascii"))
+    if committed.get("corpus") != results["corpus"]:
+        return results
+    tiers = {**committed.get("tiers", {}), **results["tiers"]}
+    return {**results, "tiers": {name: tiers[name] for name in TIERS if name in tiers}}
+
+
+def _gate(results: dict[str, Any]) -> list[str]:
+    problems = []
+    for name, tier in results["tiers"].items():
+        if tier["ran"] and tier["false_certify"]["count"]:
+            ids = ", ".join(case["id"] for case in tier["false_certify"]["cases"])
+            problems.append(f"tier {name} certified {tier['false_certify']['count']} damaged constraints: {ids}")
+    return problems
+
+
+def _check(results: dict[str, Any], results_path: Path, table_path: Path) -> list[str]:
+    problems = _gate(results)
+    committed = json.loads(results_path.read_text(encoding="ascii")) if results_path.exists() else None
+    if committed is None:
+        problems.append(f"{results_path.name} is missing; run `make evidence` and commit it")
+    else:
+        for name, tier in results["tiers"].items():
+            before = committed.get("tiers", {}).get(name)
+            if before is not None and before.get("ran") and not tier["ran"]:
+                problems.append(
+                    f"tier {name} ran in the committed results but cannot run here ({tier['why']}); "
+                    "install what it needs or leave it out with --tiers",
+                )
+        scoped = {**committed, "tiers": {name: committed.get("tiers", {}).get(name) for name in results["tiers"]}}
+        if results_bytes(scoped) != results_bytes(results):
+            changed = [name for name in results["tiers"] if scoped["tiers"][name] != results["tiers"][name]]
+            if scoped.get("corpus") != results["corpus"]:
+                changed.insert(0, "corpus")
+            problems.append(
+                f"{results_path.name} is stale ({', '.join(changed)} differ from a fresh recompute); "
+                "run `make evidence` and commit the result",
+            )
+    if set(results["tiers"]) == set(TIERS) and committed is not None:
+        table = render_table(results)
+        if not table_path.exists() or table_path.read_text(encoding="utf-8") != table:
+            problems.append(f"{table_path.name} is stale; run `make evidence` and commit it")
+    return problems
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="recompute in memory; exit 1 if the committed results are stale or a tier false-certifies")
+    parser.add_argument("--tiers", default=",".join(TIERS), help=f"comma-separated subset of {', '.join(TIERS)}")
+    parser.add_argument("--embedding-model", type=Path, default=None, help=f"model2vec model directory (default: ${EMBEDDING_MODEL_ENV} or ../shared/models/minilm-m2v-int8)")
+    parser.add_argument("--nli-model", type=Path, default=None, help="local NLI model directory; without it the nli tier is recorded as not run")
+    parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument("--digest", type=Path, default=DIGEST)
+    parser.add_argument("--results", type=Path, default=RESULTS)
+    parser.add_argument("--table", type=Path, default=TABLE)
+    args = parser.parse_args(argv)
+    names = [name.strip() for name in args.tiers.split(",") if name.strip()]
+    unknown = sorted(set(names) - set(TIERS))
+    if unknown:
+        parser.error(f"unknown tier(s) {', '.join(unknown)}; choose from {', '.join(TIERS)}")
+    embedding_model = args.embedding_model or Path(os.environ.get(EMBEDDING_MODEL_ENV) or DEFAULT_EMBEDDING_MODEL)
+    try:
+        results = compute([n for n in TIERS if n in names], args.corpus, args.digest, embedding_model, args.nli_model)
+    except CorpusDriftError as exc:
+        print(f"refusing to recompute: {exc}", file=sys.stderr)
+        return 2
+    for name, tier in results["tiers"].items():
+        if not tier["ran"]:
+            print(f"{name}: not run: {tier['why']}")
+            continue
+        cells = ", ".join(f"{kind} {c['correct']}/{c['support']}" for kind, c in tier["per_kind"].items())
+        print(f"{name}: {cells}; false certifications {tier['false_certify']['count']}")
+        for case_id, error in sorted(tier["errors"].items()):
+            print(f"  {case_id} raised {error}", file=sys.stderr)
+    if args.check:
+        problems = _check(results, args.results, args.table)
+        for problem in problems:
+            print(f"check failed: {problem}", file=sys.stderr)
+        return 1 if problems else 0
+    results = _merged(results, args.results)
+    _write(args.results, results_bytes(results))
+    if set(results["tiers"]) == set(TIERS):
+        _write(args.table, render_table(results).encode("utf-8"))
+    problems = _gate(results)
+    for problem in problems:
+        print(f"release gate: {problem}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -14,7 +14,8 @@ PUBLIC_MODULES = [
 def test_all_is_sorted_and_matches_public_names() -> None:
     public = {name for name in vars(cg) if not name.startswith("_")}
     modules = {name for name in public if type(getattr(cg, name)).__name__ == "module"}
-    assert sorted(cg.__all__) == cg.__all__
+    # Order is ruff's RUF022 (constants, classes, functions), checked by `make lint`.
+    assert len(set(cg.__all__)) == len(cg.__all__)
     assert set(cg.__all__) == public - modules
 
 

@@ -1,5 +1,16 @@
 """compaction-guard: keep registered constraints in context across compaction."""
 
+from compaction_guard import group_trim, receipt  # noqa: F401 - public submodules
+from compaction_guard.block import format_block, parse_blocks, strip_blocks
+from compaction_guard.codec import AutoCodec, ContextCodec, Rendering
+from compaction_guard.detectors.base import (
+    ALLOWED_KINDS,
+    Abstain,
+    Detector,
+    DetectorChain,
+    LayerVerdict,
+)
+from compaction_guard.detectors.judge import JudgeFn
 from compaction_guard.errors import (
     BlockIntegrityError,
     BudgetExceeded,
@@ -15,6 +26,9 @@ from compaction_guard.errors import (
     RegistryError,
     UnknownInvariantError,
 )
+from compaction_guard.guard import Guard, check, default_detectors
+from compaction_guard.invariant import Invariant, InvariantId, invariant_id
+from compaction_guard.report import BlockBudget, CompactionReport, Finding, Removal
 from compaction_guard.taxonomy import (
     GATING_KINDS,
     SEVERITY_ORDER,
@@ -24,26 +38,52 @@ from compaction_guard.taxonomy import (
     Severity,
     Site,
 )
+from compaction_guard.view import Passage, Segment, SummaryView
 
 __all__ = [
+    "ALLOWED_KINDS",
     "GATING_KINDS",
     "SEVERITY_ORDER",
+    "Abstain",
+    "AutoCodec",
+    "BlockBudget",
     "BlockIntegrityError",
     "BudgetExceeded",
     "CodecError",
     "CompactionGuardError",
+    "CompactionReport",
+    "ContextCodec",
+    "Detector",
+    "DetectorChain",
     "DetectorContractError",
     "DuplicateInvariantId",
+    "Finding",
+    "Guard",
+    "Invariant",
+    "InvariantId",
     "InvariantViolation",
+    "JudgeFn",
     "Kind",
+    "LayerVerdict",
     "MissingExtraError",
     "Mode",
+    "Passage",
     "Policy",
     "ReceiptError",
     "ReceiptIntegrityError",
     "ReceiptSealError",
     "RegistryError",
+    "Removal",
+    "Rendering",
+    "Segment",
     "Severity",
     "Site",
+    "SummaryView",
     "UnknownInvariantError",
+    "check",
+    "default_detectors",
+    "format_block",
+    "invariant_id",
+    "parse_blocks",
+    "strip_blocks",
 ]

@@ -31,6 +31,7 @@ class ScriptedCompactor:
         self.calls: list[Any] = []
 
     def __call__(self, context: Any) -> Any:
+        """Record `context` and return (or raise) the next scripted output."""
         self.calls.append(context)
         if len(self.calls) > len(self.outputs):
             raise RuntimeError(
@@ -78,6 +79,7 @@ class FakeJudge:
         self.prompts: list[str] = []
 
     def __call__(self, prompt: str) -> str:
+        """Record `prompt` and return the scripted reply."""
         self.prompts.append(prompt)
         if isinstance(self.reply, str):
             return self.reply

@@ -1,0 +1,193 @@
+"""The policy steps of `Guard.compact`: gate, verify the block, fit a budget, seal a receipt.
+
+Each branch is its own function so `guard.py` reads as the numbered pipeline.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+from compaction_guard import block as _block
+from compaction_guard import group_trim
+from compaction_guard.errors import BlockIntegrityError, CodecError, InvariantViolation
+
+if TYPE_CHECKING:
+    import os
+    from collections.abc import Callable, Sequence
+
+    from compaction_guard.report import CompactionReport
+    from compaction_guard.view import Segment
+
+__all__ = ["fit_to_budget", "refuse_if_gating", "seal_receipt", "verify_single_block"]
+
+_HEAD_ROLES = frozenset({"system", "developer"})
+# A footer line is about 90 characters; look a little further back than that.
+_FOOTER_WINDOW = 160
+
+
+def refuse_if_gating(report: CompactionReport) -> None:
+    """Raise InvariantViolation when `report` has gating findings (Policy.RAISE)."""
+    gating = report.gating
+    if not gating:
+        return
+    listed = ", ".join(f"{f.invariant_id}={f.kind.value}" for f in gating)
+    raise InvariantViolation(
+        f"compaction refused under Policy.RAISE: {listed}. Your original context is "
+        "untouched; fix the summariser or use Policy.REPAIR to re-inject the constraints",
+        report=report,
+    )
+
+
+def _is_guard_position(segment: Segment) -> bool:
+    """Tell whether a block in this segment stands where the guard places blocks.
+
+    Blocks quoted inside other prose (a user pasting one) are not the guard's and are
+    ignored for presence; plain-string contexts have no such distinction.
+    """
+    if segment.role == "text":
+        return True
+    text = segment.text.strip()
+    if _block.is_standalone_block(text) or text.startswith(_block.HEADER_PREFIX):
+        return True
+    return text.endswith(">>") and _block.FOOTER_PREFIX in text[-_FOOTER_WINDOW:]
+
+
+def verify_single_block(
+    segments: Sequence[Segment],
+    checksum: str | None,
+    *,
+    stale_hint: str,
+    exactly_one: bool = False,
+) -> None:
+    """Raise BlockIntegrityError unless the newest guard block is intact and current.
+
+    A block that is edited or split, one found only inside tool results, or a newest
+    block whose checksum is not `checksum` fails. Older intact blocks are superseded
+    (they accumulate where history cannot be rewritten) unless `exactly_one`.
+    """
+    seen: list[tuple[int, bool]] = []  # (message index, is current), in context order
+    in_tool = 0
+    for segment in segments:
+        blocks = _block.parse_blocks(segment.text)
+        if not blocks:
+            continue
+        if segment.tool:
+            in_tool += len(blocks)
+            continue
+        if not _is_guard_position(segment):
+            continue
+        for parsed in blocks:
+            if not parsed.intact:
+                raise BlockIntegrityError(
+                    f"the guard block in message {segment.message} does not verify "
+                    f"({parsed.problem or 'checksum mismatch'}); it was edited, split or "
+                    "forged. Re-pin: guard.compact(context, compactor=lambda c: c)",
+                )
+            seen.append((segment.message, parsed.header_checksum == checksum))
+    if not seen:
+        where = " (one appears only inside a tool result, which does not count)" if in_tool else ""
+        raise BlockIntegrityError(
+            f"the guard block is missing from the context{where}; "
+            "re-pin: guard.compact(context, compactor=lambda c: c)",
+        )
+    if exactly_one and len(seen) != 1:
+        raise BlockIntegrityError(f"expected exactly one guard block, found {len(seen)}")
+    message, current = seen[-1]
+    if not current:
+        raise BlockIntegrityError(
+            f"the guard block in message {message} is intact but stale: the registry "
+            f"changed since it was issued; {stale_hint}".rstrip("; "),
+        )
+
+
+def _holds_block(message: Any, block_text: str) -> bool:
+    if not isinstance(message, dict):
+        return False
+    content = message.get("content")
+    if isinstance(content, str):
+        return block_text in content
+    if isinstance(content, list):
+        return any(isinstance(p, dict) and p.get("text") == block_text for p in content)
+    return False
+
+
+def _is_turn_start(message: Any, block_text: str) -> bool:
+    if not isinstance(message, dict) or message.get("role") != "user":
+        return False
+    if _holds_block(message, block_text) and message.get("content") in (
+        block_text,
+        [{"type": "text", "text": block_text}],
+        [{"type": "input_text", "text": block_text}],
+    ):
+        return False
+    content = message.get("content")
+    if isinstance(content, list) and content:
+        first = content[0]
+        return not (isinstance(first, dict) and first.get("type") == "tool_result")
+    return True
+
+
+def fit_to_budget(
+    output: Any,
+    report: CompactionReport,
+    max_tokens: float,
+    block_text: str,
+) -> tuple[Any, CompactionReport]:
+    """Trim `output` group-safely to `max_tokens`, never dropping the block, head or newest turn.
+
+    Returns the trimmed context and the report with `fits`, `tokens_before`, `tokens_after`.
+    """
+    if not isinstance(output, (list, tuple)) or not all(isinstance(m, dict) for m in output):
+        raise CodecError(
+            "max_tokens trimming works on lists of provider messages (dicts); "
+            f"this context is {report.shape or type(output).__name__}. Trim it yourself "
+            "or drop max_tokens",
+        )
+    messages = list(output)
+    head = 0
+    while head < len(messages) and messages[head].get("role") in _HEAD_ROLES:
+        head += 1
+    turn = max(
+        (i for i, m in enumerate(messages) if _is_turn_start(m, block_text)),
+        default=len(messages) - 1,
+    )
+    tail = max(1, len(messages) - max(turn, head))
+    try:
+        result = group_trim.compact(
+            messages, max_tokens=max_tokens, keep_head=head, keep_tail=tail,
+            protect=lambda m: _holds_block(m, block_text),
+        )
+    except ValueError as exc:
+        raise CodecError(f"max_tokens trimming could not group this context: {exc}") from exc
+    trimmed: Any = tuple(result.messages) if isinstance(output, tuple) else result.messages
+    report = dataclasses.replace(
+        report, fits=result.fits, tokens_before=result.tokens_before,
+        tokens_after=result.tokens_after,
+    )
+    return trimmed, report
+
+
+def seal_receipt(
+    receipt: Any,
+    post: Any,
+    path: str | os.PathLike[str],
+    report: CompactionReport,
+    *,
+    compactor: Callable[[Any], Any],
+    method: str,
+) -> str:
+    """Seal one receipt row for pre vs `post`, carrying the verdict summary; return its digest."""
+    receipt.record_kept(post)
+    name = getattr(compactor, "__qualname__", None) or type(compactor).__name__
+    annotations = {
+        "guard": {
+            "mode": report.mode.value,
+            "policy": report.policy.value,
+            "block_checksum": report.block_checksum,
+            "repaired": report.repaired,
+            "verdicts": {f.invariant_id: f.kind.value for f in report.findings},
+        },
+    }
+    row = receipt.seal(path, compactor=str(name), method=method, annotations=annotations)
+    return str(row["receipt_digest"])

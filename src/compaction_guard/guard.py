@@ -1,0 +1,480 @@
+"""Guard: the registry, and the one call that wraps a compactor.
+
+The only stateful module. `compact()` follows the numbered pipeline in docs/DESIGN.md,
+"The composition in Guard.compact".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import time
+from typing import TYPE_CHECKING, Any
+
+from compaction_guard import block as _block
+from compaction_guard import diff as _diff
+from compaction_guard._policy import (
+    fit_to_budget,
+    refuse_if_gating,
+    seal_receipt,
+    verify_single_block,
+)
+from compaction_guard.codec import AutoCodec, ContextCodec, Rendering
+from compaction_guard.detectors.base import DetectorChain
+from compaction_guard.errors import (
+    BlockIntegrityError,
+    BudgetExceeded,
+    CodecError,
+    DuplicateInvariantId,
+    RegistryError,
+    UnknownInvariantError,
+)
+from compaction_guard.invariant import (
+    Invariant,
+    InvariantId,
+    estimate_block_tokens,
+    id_form,
+    invariant_id,
+    validate_text,
+)
+from compaction_guard.report import BlockBudget, CompactionReport, Finding, Removal
+from compaction_guard.taxonomy import Kind, Mode, Policy, Severity
+from compaction_guard.view import SummaryView
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+
+    from compaction_guard.detectors.base import Detector
+
+__all__ = ["EMBEDDING_MODEL_ENV", "NLI_MODEL_ENV", "Guard", "check", "default_detectors"]
+
+_CUSTOM_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}")
+# Header and footer lines plus a little slack; counted once per block, not per line.
+_BLOCK_FRAME_TOKENS = 40
+
+
+EMBEDDING_MODEL_ENV = "COMPACTION_GUARD_EMBEDDING_MODEL"
+NLI_MODEL_ENV = "COMPACTION_GUARD_NLI_MODEL"
+
+
+def default_detectors() -> list[Detector]:
+    """Return the chain `Guard` uses when `detectors` is not given.
+
+    Lexical always; the embedding and NLI tiers read local weights from the directories
+    named by COMPACTION_GUARD_EMBEDDING_MODEL and COMPACTION_GUARD_NLI_MODEL, and
+    otherwise stay unavailable with the reason (and install command) in each finding.
+    """
+    from compaction_guard.detectors.embedding import EmbeddingDetector  # noqa: PLC0415
+    from compaction_guard.detectors.lexical import LexicalDetector  # noqa: PLC0415
+    from compaction_guard.detectors.nli import NLIDetector  # noqa: PLC0415
+
+    return [
+        LexicalDetector(),
+        EmbeddingDetector(model_path=os.environ.get(EMBEDDING_MODEL_ENV) or None),
+        NLIDetector(model_dir=os.environ.get(NLI_MODEL_ENV) or None),
+    ]
+
+
+class Guard:
+    """Keeps registered constraints in context across compaction and reports on each one.
+
+    ```python
+    guard = Guard(["The budget cap for this run is $500."])
+    messages = guard.compact(messages, compactor=summarise)
+    guard.assert_present(messages)  # before every model call
+    ```
+    Plain strings become BLOCK constraints. `detectors` replaces the default chain
+    (lexical, then the embedding and NLI tiers when their extras and weights are here).
+    `receipts` is a JSONL path: every `compact()` then seals one hash-chained receipt.
+    """
+
+    def __init__(
+        self,
+        invariants: Iterable[str | Invariant] = (),
+        *,
+        policy: Policy = Policy.REPAIR,
+        detectors: Sequence[Detector] | None = None,
+        codec: ContextCodec | None = None,
+        fail_closed: bool = False,
+        max_block_tokens: int = 1024,
+        token_estimator: Callable[[str], int] | None = None,
+        on_report: Callable[[CompactionReport], object] | None = None,
+        receipts: str | os.PathLike[str] | None = None,
+    ) -> None:
+        if isinstance(invariants, str):
+            raise TypeError(
+                "Guard() takes a list of constraints; wrap a single one: Guard([text])",
+            )
+        self.policy = Policy(policy)
+        self.fail_closed = fail_closed
+        self.max_block_tokens = max_block_tokens
+        self.codec: ContextCodec = codec if codec is not None else AutoCodec()
+        self.chain = DetectorChain(default_detectors() if detectors is None else detectors)
+        self.on_report = on_report
+        self.receipts = receipts
+        self.last_report: CompactionReport | None = None
+        self._estimate = token_estimator or estimate_block_tokens
+        self._registry: dict[InvariantId, Invariant] = {}
+        self._forms: dict[str, InvariantId] = {}
+        self._used_tokens = 0
+        self._checksum: str | None = None
+        self._issued = False
+        self._removed: list[Removal] = []
+        for item in invariants:
+            if isinstance(item, Invariant):
+                self.add(item.text, id=item.id, severity=item.severity, source=item.source)
+            else:
+                self.add(item)
+
+    # -- registry -------------------------------------------------------------------
+
+    def add(
+        self,
+        text: str,
+        *,
+        id: str | None = None,  # noqa: A002 - the seed's keyword
+        severity: Severity = Severity.BLOCK,
+        source: str | None = None,
+    ) -> Invariant:
+        """Register a constraint and return it.
+
+        Raises DuplicateInvariantId when the id or the normalised text is registered,
+        BudgetExceeded when the block would pass `max_block_tokens` (nothing is ever
+        truncated), RegistryError for text a block cannot carry, TypeError for non-text.
+        """
+        text = validate_text(text)
+        reason = _block.unembeddable_reason(text)
+        if reason is not None:
+            raise RegistryError(reason)
+        new_id = self._new_id(text, id)
+        form = id_form(text)
+        if form in self._forms:
+            raise DuplicateInvariantId(
+                f"this constraint is already registered as {self._forms[form]!r} "
+                "(texts that differ only in case, spacing or punctuation are one constraint)",
+                invariant_id=self._forms[form],
+            )
+        line = _block.format_block([(new_id, text)]).splitlines()
+        cost = sum(self._estimate(entry) for entry in line[1:-1])
+        needed = _BLOCK_FRAME_TOKENS + self._used_tokens + cost
+        if needed > self.max_block_tokens:
+            raise BudgetExceeded(
+                f"adding this constraint needs {needed} block tokens, over max_block_tokens="
+                f"{self.max_block_tokens}; shorten it, remove() another, or raise the limit",
+                needed=needed,
+                limit=self.max_block_tokens,
+            )
+        invariant = Invariant(
+            id=new_id, text=text, severity=Severity(severity), source=source, tokens=cost,
+        )
+        self._registry[new_id] = invariant
+        self._forms[form] = new_id
+        self._used_tokens += cost
+        self._checksum = None
+        return invariant
+
+    def _new_id(self, text: str, custom: object) -> InvariantId:
+        if custom is None:
+            new_id = invariant_id(text)
+        elif not isinstance(custom, str) or not _CUSTOM_ID.fullmatch(custom):
+            raise RegistryError(
+                f"invariant id {custom!r} is not usable in a block; use 1-64 characters "
+                "from letters, digits, '_', '.', ':' and '-', starting with a letter or digit",
+            )
+        else:
+            new_id = InvariantId(custom)
+        if new_id in self._registry:
+            raise DuplicateInvariantId(
+                f"an invariant with id {new_id!r} is already registered; "
+                "remove() it first or pass another id",
+                invariant_id=new_id,
+            )
+        return new_id
+
+    def remove(self, id: str, *, reason: str) -> Invariant:  # noqa: A002 - the seed's keyword
+        """Unregister a constraint; the next report lists it under `removed` with `reason`."""
+        invariant = self._registry.pop(InvariantId(id), None)
+        if invariant is None:
+            known = ", ".join(sorted(self._registry)) or "none"
+            raise UnknownInvariantError(
+                f"no invariant with id {id!r} is registered (registered: {known})",
+                invariant_id=id,
+            )
+        del self._forms[id_form(invariant.text)]
+        self._used_tokens -= invariant.tokens
+        self._checksum = None
+        self._removed.append(Removal(invariant_id=invariant.id, reason=reason))
+        return invariant
+
+    def invariants(self) -> tuple[Invariant, ...]:
+        """Return the registered constraints in registration order."""
+        return tuple(self._registry.values())
+
+    @property
+    def budget(self) -> BlockBudget:
+        """Block tokens used by the registry out of `max_block_tokens`."""
+        used = _BLOCK_FRAME_TOKENS + self._used_tokens if self._registry else 0
+        return BlockBudget(used=used, limit=self.max_block_tokens)
+
+    @property
+    def block_checksum(self) -> str | None:
+        """The checksum of the block the current registry renders to (None when empty)."""
+        if not self._registry:
+            return None
+        if self._checksum is None:
+            self._checksum = _block.block_checksum(self._entries())
+        return self._checksum
+
+    def _entries(self) -> list[tuple[str, str]]:
+        return [(inv.id, inv.text) for inv in self._registry.values()]
+
+    # -- the block --------------------------------------------------------------------
+
+    def reassertion_block(self) -> str:
+        """Return the current sentinel block for the host to inject itself.
+
+        From then on `assert_present` holds the context to it. Empty registry: "".
+        """
+        if not self._registry:
+            return ""
+        self._issued = True
+        return _block.format_block(self._entries())
+
+    def assert_present(self, context: Any) -> None:
+        """Raise BlockIntegrityError unless `context` carries the current block intact.
+
+        Before the guard has issued a block (repair or `reassertion_block()`), nothing is
+        owed and this returns. It reads only the pieces of context that hold a marker.
+        """
+        if not self._issued or not self._registry:
+            return
+        segments = self.codec.marked_segments(context)
+        verify_single_block(segments, self.block_checksum, stale_hint=_REPIN_HINT)
+
+    # -- compaction -----------------------------------------------------------------
+
+    def compact(
+        self,
+        context: Any,
+        compactor: Callable[[Any], Any],
+        *,
+        max_tokens: float | None = None,
+        method: str = "compactor",
+    ) -> Any:
+        """Run `compactor` on `context`, classify each constraint, apply the policy.
+
+        Returns the compacted context (repaired under REPAIR, untouched under WARN).
+        Raises InvariantViolation under RAISE on a gating finding (your `context` is
+        untouched), CodecError for a shape it cannot read or write, and lets an
+        exception from the compactor propagate. See `last_report` for the verdicts.
+        """
+        call = _Call(started=time.perf_counter(), compactor=compactor, method=method)
+        # 1. Render the before side first: compactors may mutate their input.
+        before, before_error = self._try_render(context)
+        call.receipt = self._open_receipt(context)
+        # 2. Run the compactor.
+        after = compactor(context)
+        _check_compactor_output(after)
+        if not self._registry:
+            empty = CompactionReport(
+                mode=Mode.OWNED, policy=self.policy, note="no invariants registered",
+            )
+            self._finish(empty, call, after)
+            return after
+        # 3. Diff and 4. detect: one finding per constraint.
+        draft = self._classify(before, before_error, after)
+        # 5. Policy: WARN observes, RAISE gates, REPAIR (and a clean RAISE) re-injects.
+        if self.policy is Policy.WARN:
+            self._finish(draft, call, after)
+            return after
+        if self.policy is Policy.RAISE and draft.gating:
+            refuse_if_gating(self.emit(_replace(draft, duration_ms=_elapsed_ms(call.started))))
+        output = self._repair(after)
+        draft = _replace(draft, repaired=True)
+        # 6. Optional group-safe trim to a final budget; the block is never dropped.
+        if max_tokens is not None:
+            output, draft = fit_to_budget(output, draft, max_tokens, self._block_text())
+            self._verify_output(output)
+        # 7. Seal the receipt and 8. emit the report.
+        self._finish(draft, call, output)
+        return output
+
+    def _classify(
+        self, before: Rendering | None, before_error: str | None, after: Any,
+    ) -> CompactionReport:
+        after_rendering, after_error = self._try_render(after)
+        if after_rendering is None or before_error is not None:
+            failure = after_error or before_error or "unreadable context"
+            findings = self._unverifiable(failure, "codec.unrecognised")
+            shape: str | None = None
+            notes: tuple[str, ...] = (failure,)
+        else:
+            view = _diff.build_view(before, after_rendering, self._texts())
+            findings = self._detect(view)
+            shape, notes = after_rendering.shape, after_rendering.notes
+        return CompactionReport(
+            mode=Mode.OWNED, findings=findings, policy=self.policy,
+            block_checksum=self.block_checksum, fail_closed=self.fail_closed,
+            shape=shape, note="; ".join(notes) or None,
+        )
+
+    def check(self, summary_text: str) -> CompactionReport:
+        """Classify every constraint against summary text you hold (mode `reasserted`).
+
+        You inject `reassertion_block()` yourself; this only reports. Returns the report,
+        also stored in `last_report` and passed to `on_report`.
+        """
+        if not isinstance(summary_text, str):
+            raise TypeError(
+                f"check() takes the summary text as a str, got {type(summary_text).__name__}",
+            )
+        started = time.perf_counter()
+        stripped = _block.strip_blocks(summary_text)
+        carried = frozenset(_diff.carried_ids(summary_text, self._texts()))
+        view = SummaryView(passages=SummaryView.from_summary(stripped).passages, carried=carried)
+        note = None if self._registry else "no invariants registered"
+        if not summary_text.strip():
+            note = "the summary text is empty"
+        report = CompactionReport(
+            mode=Mode.REASSERTED, findings=self._detect(view), policy=self.policy,
+            block_checksum=self.block_checksum, fail_closed=self.fail_closed, shape="str",
+            note=note,
+        )
+        return self.emit(_replace(report, duration_ms=_elapsed_ms(started)))
+
+    def report_unobserved(self, note: str) -> CompactionReport:
+        """Record a compaction the guard could not see (mode `unobserved`).
+
+        Every finding is `unverifiable`; integrations call this around opaque server-side
+        compaction before re-asserting the block. Returns the emitted report.
+        """
+        findings = self._unverifiable(note, "mode.unobserved")
+        report = CompactionReport(
+            mode=Mode.UNOBSERVED, findings=findings, policy=self.policy,
+            block_checksum=self.block_checksum, fail_closed=self.fail_closed, note=note,
+        )
+        return self.emit(report)
+
+    def emit(self, report: CompactionReport) -> CompactionReport:
+        """Attach pending removals, store as `last_report`, call `on_report`; return it."""
+        if self._removed:
+            report = _replace(report, removed=(*report.removed, *self._removed))
+            self._removed.clear()
+        self.last_report = report
+        if self.on_report is not None:
+            self.on_report(report)
+        return report
+
+    # -- internals ------------------------------------------------------------------
+
+    def _texts(self) -> dict[str, str]:
+        return {inv.id: inv.text for inv in self._registry.values()}
+
+    def _block_text(self) -> str:
+        return _block.format_block(self._entries())
+
+    def _try_render(self, context: Any) -> tuple[Rendering | None, str | None]:
+        try:
+            return self.codec.render(context), None
+        except CodecError as exc:
+            return None, str(exc)
+
+    def _detect(self, view: SummaryView) -> tuple[Finding, ...]:
+        findings = []
+        for invariant in self._registry.values():
+            result = self.chain.run(invariant, view)
+            verdict = result.verdict
+            evidence = dict(verdict.evidence)
+            if result.trail:
+                evidence["trail"] = list(result.trail)
+            findings.append(
+                Finding(
+                    invariant_id=invariant.id, kind=verdict.kind, severity=invariant.severity,
+                    decided_by=result.decided_by, evidence=evidence, score=verdict.score,
+                    survived_in=verdict.survived_in, at_risk=verdict.at_risk,
+                ),
+            )
+        return tuple(findings)
+
+    def _unverifiable(self, reason: str, decided_by: str) -> tuple[Finding, ...]:
+        return tuple(
+            Finding(
+                invariant_id=inv.id, kind=Kind.UNVERIFIABLE, severity=inv.severity,
+                decided_by=decided_by, evidence={"reason": reason},
+            )
+            for inv in self._registry.values()
+        )
+
+    def _repair(self, after: Any) -> Any:
+        block_text = self._block_text()
+        output = self.codec.inject(after, block_text)
+        self._verify_output(output)
+        self._issued = True
+        return output
+
+    def _verify_output(self, output: Any) -> None:
+        try:
+            verify_single_block(
+                self.codec.marked_segments(output), self.block_checksum, stale_hint="",
+                exactly_one=True,
+            )
+        except BlockIntegrityError as exc:
+            raise BlockIntegrityError(
+                f"repair did not take: {exc}. The codec wrote a block it cannot read back; "
+                "report this context shape as a bug",
+            ) from exc
+
+    def _open_receipt(self, context: Any) -> Any:
+        if self.receipts is None:
+            return None
+        from compaction_guard.receipt import CompactionReceipt  # noqa: PLC0415
+
+        return CompactionReceipt.open(context)
+
+    def _finish(self, draft: CompactionReport, call: _Call, post: Any) -> CompactionReport:
+        report = _replace(draft, duration_ms=_elapsed_ms(call.started))
+        if call.receipt is not None and self.receipts is not None:
+            digest = seal_receipt(
+                call.receipt, post, self.receipts, report,
+                compactor=call.compactor, method=call.method,
+            )
+            report = _replace(report, receipt=digest)
+        return self.emit(report)
+
+
+@dataclasses.dataclass(slots=True)
+class _Call:
+    """What one `compact()` call carries between its steps."""
+
+    started: float
+    compactor: Callable[[Any], Any]
+    method: str
+    receipt: Any = None
+
+
+_REPIN_HINT = (
+    "re-pin with guard.compact(context, compactor=lambda c: c), or inject "
+    "guard.reassertion_block() into the context yourself"
+)
+
+
+def _check_compactor_output(after: object) -> None:
+    if after is None:
+        raise CodecError(
+            "the compactor returned None; return the compacted context "
+            "(the same shape you passed in: str, list of messages, ...)",
+        )
+
+
+def _replace(report: CompactionReport, **changes: Any) -> CompactionReport:
+    return dataclasses.replace(report, **changes)
+
+
+def _elapsed_ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000.0, 3)
+
+
+def check(invariants: Iterable[str | Invariant], summary_text: str) -> CompactionReport:
+    """Classify `invariants` against `summary_text` without keeping a Guard around."""
+    return Guard(invariants).check(summary_text)

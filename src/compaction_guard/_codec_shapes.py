@@ -103,17 +103,6 @@ _RESPONSES_TYPES = frozenset(
     },
 )
 _RESPONSES_TEXT_FIELDS = ("arguments", "input", "output")
-# Responses items that need a matching `<type>_output` item (by call_id) after them.
-_PAIRED_CALLS = frozenset(
-    {
-        "function_call",
-        "custom_tool_call",
-        "computer_call",
-        "local_shell_call",
-        "shell_call",
-        "apply_patch_call",
-    },
-)
 
 Piece = tuple[str, bool]
 """One rendered text and whether it is tool text."""
@@ -209,7 +198,7 @@ def _responses_item(
 ) -> tuple[str, list[Piece], frozenset[str]]:
     """Render a Responses item other than a message."""
     pieces: list[Piece] = []
-    if kind not in _RESPONSES_TYPES and not kind.endswith(("_call", "_call_output")):
+    if kind not in _RESPONSES_TYPES and not kind.endswith(("_call", "_output")):
         return kind, pieces, frozenset()
     if kind == "reasoning":
         summary = [part for part in item.get("summary") or () if isinstance(part, dict)]
@@ -342,13 +331,15 @@ def responses_position(items: Sequence[Any]) -> int:
     while start > 0 and items[start - 1].get("type", "message") != "message":
         start -= 1
     tail = items[start:]
-    answered = {item.get("call_id") for item in tail if item["type"].endswith("_call_output")}
+    # A client-side call (`*_call` with a call_id) is answered by a `*_output` item with
+    # the same call_id; an MCP approval request by a response naming its id.
+    answered = {item.get("call_id") for item in tail if item["type"].endswith("_output")}
     answered |= {
         item.get("approval_request_id") for item in tail if item["type"] == "mcp_approval_response"
     }
     for item in tail:
         kind = item["type"]
-        if (kind in _PAIRED_CALLS and item.get("call_id") not in answered) or (
+        if (kind.endswith("_call") and "call_id" in item and item["call_id"] not in answered) or (
             kind == "mcp_approval_request" and item.get("id") not in answered
         ):
             return start

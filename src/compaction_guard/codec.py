@@ -309,17 +309,17 @@ def _place_anthropic(out: list[Any], block: str) -> None:
     """Append the block to the last user turn (after any tool_result), or as a new turn."""
     part = {"type": "text", "text": block}
     last = out[-1] if out else None
-    if last is not None and last.get("role") == "user":
-        content = last.get("content")
-        if isinstance(content, str):
-            # Anthropic rejects blank text blocks, so a blank original is dropped.
-            parts = [{"type": "text", "text": content}] if content.strip() else []
-        else:
-            parts = list(content or ())
-        out[-1] = {**last, "content": [*parts, part]}
-        return
     content = last.get("content") if last is not None else None
-    if isinstance(content, list) and any(
+    if last is not None and last.get("role") == "user":
+        # A blank turn is left alone (Anthropic rejects blank text blocks); the block
+        # then gets its own turn, which the next inject removes whole.
+        if isinstance(content, str) and content.strip():
+            out[-1] = {**last, "content": [{"type": "text", "text": content}, part]}
+            return
+        if isinstance(content, list) and content:
+            out[-1] = {**last, "content": [*content, part]}
+            return
+    elif isinstance(content, list) and any(
         isinstance(p, dict) and p.get("type") == "tool_use" for p in content
     ):
         raise CodecError(

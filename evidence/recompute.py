@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import copy
 import hashlib
+import importlib
 import json
 import os
 import sys
@@ -102,41 +103,42 @@ def _lexical() -> tuple[Any | None, str | None]:
     return LexicalDetector(), None
 
 
-def _embedding(model: Path | None) -> tuple[Any | None, str | None, dict[str, Any]]:
-    if model is None or not model.is_dir():
-        where = "no path given" if model is None else f"{model.name} is not a directory here"
-        return None, (
-            f"the embedding model is not available ({where}); pass --embedding-model PATH "
-            f"or set {EMBEDDING_MODEL_ENV}"
-        ), {}
+def _model_layer(
+    layer: str, class_name: str, keyword: str, path: Path | None, missing: str,
+) -> tuple[Any | None, str | None, dict[str, Any]]:
+    """Construct a model-backed layer from a local directory, or say why it cannot run."""
+    if path is None or not path.is_dir():
+        return None, missing, {}
+    module = f"compaction_guard.detectors.{layer}"
     try:
-        from compaction_guard.detectors.embedding import EmbeddingDetector
+        factory = getattr(importlib.import_module(module), class_name)
     except ImportError as exc:
-        return None, _import_failure("compaction_guard.detectors.embedding", exc), {}
-    detector = EmbeddingDetector(model_path=model)
+        return None, _import_failure(module, exc), {}
+    detector = factory(**{keyword: path})
     reason = detector.unavailable
     if reason is not None:
-        return None, f"the embedding layer cannot run: {reason}", {}
-    return detector, None, {"embedding": {"name": model.name, "files_sha256": _files_sha256(model)}}
+        return None, f"the {layer} layer cannot run: {reason}", {}
+    return detector, None, {layer: {"name": path.name, "files_sha256": _files_sha256(path)}}
+
+
+def _embedding(model: Path | None) -> tuple[Any | None, str | None, dict[str, Any]]:
+    where = "no path given" if model is None else f"{model.name} is not a directory here"
+    missing = (
+        f"the embedding model is not available ({where}); pass --embedding-model PATH "
+        f"or set {EMBEDDING_MODEL_ENV}"
+    )
+    return _model_layer("embedding", "EmbeddingDetector", "model_path", model, missing)
 
 
 def _nli(model_dir: Path | None) -> tuple[Any | None, str | None, dict[str, Any]]:
     if model_dir is None:
-        return None, (
+        missing = (
             "no local NLI model directory was given; pass --nli-model DIR (model.onnx, "
             "tokenizer.json and config.json) to run this tier"
-        ), {}
-    if not model_dir.is_dir():
-        return None, f"the NLI model directory {model_dir.name} does not exist here", {}
-    try:
-        from compaction_guard.detectors.nli import NLIDetector
-    except ImportError as exc:
-        return None, _import_failure("compaction_guard.detectors.nli", exc), {}
-    detector = NLIDetector(model_dir=model_dir)
-    reason = detector.unavailable
-    if reason is not None:
-        return None, f"the NLI layer cannot run: {reason}", {}
-    return detector, None, {"nli": {"name": model_dir.name, "files_sha256": _files_sha256(model_dir)}}
+        )
+    else:
+        missing = f"the NLI model directory {model_dir.name} does not exist here"
+    return _model_layer("nli", "NLIDetector", "model_dir", model_dir, missing)
 
 
 def build_tiers(names: Sequence[str], embedding_model: Path | None, nli_model: Path | None) -> list[Tier]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import functools
 import hashlib
 import os
 import re
@@ -204,13 +205,18 @@ def check_digest(
 def object_chunks(members: Mapping[str, list[bytes]], *, without: str = "") -> list[bytes]:
     """Return the canonical encoding of an object from its encoded members, in key order."""
     chunks: list[bytes] = []
-    separator = b"{"
+    opening = True
     for key in _jcs.sort_keys([key for key in members if key != without]):
-        chunks.append(separator + _jcs.dumps(key) + b":")
+        chunks.append(_member_prefix(key, opening=opening))
         chunks.extend(members[key])
-        separator = b","
+        opening = False
     chunks.append(b"}" if chunks else b"{}")
     return chunks
+
+
+@functools.lru_cache(maxsize=512)
+def _member_prefix(key: str, *, opening: bool) -> bytes:
+    return (b"{" if opening else b",") + _jcs.dumps(key) + b":"
 
 
 def row_digest(members: Mapping[str, list[bytes]]) -> str:
@@ -541,6 +547,8 @@ class _Walk:
         if not raw.endswith(b"\n"):
             if len(raw) > max_line_bytes:
                 return ChainDefect.MALFORMED_ROW, f"line is longer than {max_line_bytes} bytes"
+            if b"\r" in raw:
+                return ChainDefect.NON_CANONICAL, "CR line endings: rows end with \\n only"
             torn = _torn(offset, len(raw), line_number)
             return torn.defect, torn.message
         line = raw[:-1]

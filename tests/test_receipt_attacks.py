@@ -242,7 +242,7 @@ def test_attack_manifest_item_with_unknown_recipe(tmp_path: Path, clean: bytes) 
 
 
 @pytest.mark.parametrize(
-    ("mutate", "defect", "line", "words"),
+    "case",
     [
         (lambda d: d.replace(b"row-2", b"row-\xff"), ChainDefect.MALFORMED_ROW, 3, "invalid UTF-8"),
         (lambda d: d.replace(b"row-2", b"row-\x00"), ChainDefect.MALFORMED_ROW, 3, "NUL byte"),
@@ -256,9 +256,8 @@ def test_attack_manifest_item_with_unknown_recipe(tmp_path: Path, clean: bytes) 
     ],
     ids=["invalid-utf8", "nul", "bom", "crlf", "cr", "blank", "whitespace", "no-final-newline", "array"],
 )
-def test_attack_framing_and_encoding(
-    tmp_path: Path, clean: bytes, mutate: Any, defect: ChainDefect, line: int, words: str
-) -> None:
+def test_attack_framing_and_encoding(tmp_path: Path, clean: bytes, case: tuple[Any, ...]) -> None:
+    mutate, defect, line, words = case
     problem = detect(tmp_path, clean, mutate(clean))
     assert (problem.defect, problem.line_number) == (defect, line)
     assert words in problem.message

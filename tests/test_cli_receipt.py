@@ -1,0 +1,111 @@
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from compaction_guard.cli import SUBCOMMANDS, build_parser, main
+from compaction_guard.receipt import CompactionReceipt
+
+
+def seal_rows(log: Path, count: int) -> None:
+    for index in range(count):
+        receipt = CompactionReceipt.open([f"turn {index}", "shared"])
+        receipt.record_kept(["shared", f"summary {index}"])
+        receipt.seal(log, compactor=f"c{index}", method="test")
+
+
+@pytest.fixture
+def log(tmp_path: Path) -> Path:
+    path = tmp_path / "receipts.jsonl"
+    seal_rows(path, 3)
+    return path
+
+
+def test_cli_verify_clean_log_exits_zero(log: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["verify", str(log)]) == 0
+    out = capsys.readouterr().out
+    assert "verified 3 row(s), unanchored" in out
+    assert "pass --head" in out
+
+
+def test_cli_verify_edited_log_names_the_line(log: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log.write_bytes(log.read_bytes().replace(b'"c1"', b'"cX"'))
+    assert main(["verify", str(log)]) == 1
+    expected = (
+        f"{log}:2: row-edited: row_digest does not match the row's bytes: "
+        "the row was edited after it was written"
+    )
+    assert capsys.readouterr().out.splitlines() == [expected]
+
+
+def test_cli_verify_prints_a_line_per_problem(log: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log.write_bytes(log.read_bytes().replace(b'"c1"', b'"cX"') + b'{"torn')
+    assert main(["verify", str(log)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split(": ")[1] for line in out] == ["row-edited", "torn-tail"]
+
+
+def test_cli_verify_empty_log_is_not_verified(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    assert main(["verify", str(empty)]) == 1
+    assert "empty-log" in capsys.readouterr().out
+
+
+def test_cli_verify_missing_log_is_not_verified(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["verify", str(tmp_path / "absent.jsonl")]) == 1
+    assert "missing-log" in capsys.readouterr().out
+
+
+def test_cli_verify_unreadable_path_is_not_verified(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["verify", str(tmp_path)]) == 1
+    assert "cannot read" in capsys.readouterr().out
+
+
+def test_cli_head_then_verify_with_head_catches_truncation(
+    log: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["head", str(log)]) == 0
+    head = capsys.readouterr().out.strip()
+    assert head.startswith("compaction-guard-head:v1 ")
+    assert main(["verify", str(log), "--head", head]) == 0
+    assert "anchored" in capsys.readouterr().out
+    log.write_bytes(b"".join(line + b"\n" for line in log.read_bytes().split(b"\n")[:2]))
+    assert main(["verify", str(log)]) == 0  # unanchored: truncation is invisible
+    capsys.readouterr()
+    assert main(["verify", str(log), "--head", head]) == 1
+    assert "truncated" in capsys.readouterr().out
+
+
+def test_cli_head_of_a_bad_log_exits_one(log: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log.write_bytes(log.read_bytes()[:-1])
+    assert main(["head", str(log)]) == 1
+    assert "torn-tail" in capsys.readouterr().out
+
+
+def test_cli_verify_rejects_a_malformed_head(log: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(["verify", str(log), "--head", "not a head"])
+    assert caught.value.code == 2
+    assert "expected 'compaction-guard-head:v1" in capsys.readouterr().err
+
+
+def test_cli_requires_a_subcommand(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main([])
+    assert caught.value.code == 2
+
+
+def test_cli_parser_registers_every_subcommand() -> None:
+    help_text = build_parser().format_help()
+    assert len(SUBCOMMANDS) >= 2
+    assert "verify" in help_text
+    assert "head" in help_text
+
+
+def test_cli_python_dash_m_runs_the_same_command(log: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "compaction_guard", "verify", str(log)],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0
+    assert "verified 3 row(s)" in done.stdout

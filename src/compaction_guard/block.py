@@ -58,7 +58,6 @@ _ENTRY_FOLDED = re.compile(rf"\[block\] ({_ID}) ::(?: |$)")
 _ENTRY_RAW = re.compile(rf"\[block\]{_WS}+({_ID}){_WS}+::(?:{_WS}|$)")
 _STRAY_ENTRY = re.compile(rf"\[block\]{_WS}+{_ID}{_WS}+::[^\n\r]*(?:\r\n|\n|\r)?")
 
-_MARKER_START = re.compile(r"<<(END-)?COMPACTION-GUARD")
 _HEADER = re.compile(rf"<<COMPACTION-GUARD:([^\s<>]*){_WS}+sha256=([0-9a-fA-F]{{64}})>>")
 _FOOTER = re.compile(rf"<<END-COMPACTION-GUARD{_WS}+sha256=([0-9a-fA-F]{{64}})>>")
 # A damaged marker still delimits: it extends to its closing ">>" on the same line.
@@ -194,13 +193,26 @@ class _Marker:
     problem: str | None
 
 
+def _marker_starts(text: str) -> Iterator[tuple[int, int, bool]]:
+    """Yield (start, end, is_footer) of every "<<COMPACTION-GUARD" / "<<END-..." prefix."""
+    # str.find is several times faster than a regex scan over megabytes of context.
+    found = text.find(MARKER)
+    while found != -1:
+        end = found + len(MARKER)
+        header_start, footer_start = found - len("<<"), found - len("<<END-")
+        if header_start >= 0 and text.startswith("<<", header_start):
+            yield header_start, end, False
+        elif footer_start >= 0 and text.startswith("<<END-", footer_start):
+            yield footer_start, end, True
+        found = text.find(MARKER, end)
+
+
 def _scan_markers(text: str) -> Iterator[_Marker]:
-    for found in _MARKER_START.finditer(text):
-        start, footer = found.start(), found.group(1) is not None
+    for start, prefix_end, footer in _marker_starts(text):
         strict = (_FOOTER if footer else _HEADER).match(text, start)
         if strict is None:
-            rest = _LOOSE_REST.match(text, found.end())
-            end = rest.end() if rest else found.end()
+            rest = _LOOSE_REST.match(text, prefix_end)
+            end = rest.end() if rest else prefix_end
             kind = "footer" if footer else "header"
             problem = f"a malformed block {kind} ({text[start:end]!r}); re-inject the block"
             yield _Marker(start, end, footer, None, problem)
@@ -345,7 +357,7 @@ def strip_blocks(text: str) -> str:
             cursor = block.end
         pieces.append(text[cursor:])
         text = "\n".join(pieces)
-    return _STRAY_ENTRY.sub("", text)
+    return _STRAY_ENTRY.sub("", text) if ENTRY_TAG in text else text
 
 
 def is_standalone_block(text: str) -> bool:

@@ -1,9 +1,9 @@
 """Benchmark group_trim.compact against ctx-compact 0.1.0 on the same generated input.
 
 Run: python bench/bench_group_trim.py   (or call main()).
-ctx-compact is installed into bench/.cache/venv-ctx-compact and timed in a subprocess of
-that virtualenv; this file is executed there too, in --worker mode, which needs only the
-standard library and ctx_compact.
+ctx-compact is installed into bench/.cache/venv-ctx-compact (bench/_venvs.py) and timed in
+a subprocess of that virtualenv; this file runs there too, in --worker mode, which needs only
+the standard library and ctx_compact.
 """
 
 from __future__ import annotations
@@ -14,16 +14,13 @@ import statistics
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 SIZES = (100, 1_000, 10_000, 100_000)
 SAMPLES = 5
-CALLS_PER_SAMPLE = 10_000  # messages processed per sample at least, so small sizes are measurable
-CACHE = Path(__file__).resolve().parent / ".cache"
-VENV = CACHE / "venv-ctx-compact"
+CALLS_PER_SAMPLE = 10_000  # small sizes repeat the call so one sample covers 10,000 messages
 BASELINE = "ctx-compact==0.1.0"
 
-_WORDS = "alpha beta gamma delta order ticket refund account region status owner due".split()
+_WORDS = ["alpha", "beta", "gamma", "delta", "order", "ticket", "refund", "account", "region"]
 
 
 def make_messages(count: int, seed: int = 7) -> list[dict]:
@@ -48,7 +45,11 @@ def make_messages(count: int, seed: int = 7) -> list[dict]:
         ]
         messages.append({"role": "assistant", "content": None, "tool_calls": calls})
         messages.extend(
-            {"role": "tool", "tool_call_id": call["id"], "content": json.dumps({"r": words(25, 45)})}
+            {
+                "role": "tool",
+                "tool_call_id": call["id"],
+                "content": json.dumps({"r": words(25, 45)}),
+            }
             for call in calls
         )
         messages.append({"role": "assistant", "content": f"Answer {turn}: {words(30, 50)}."})
@@ -59,102 +60,135 @@ def make_messages(count: int, seed: int = 7) -> list[dict]:
     return messages
 
 
-def time_compact(compact, messages: list[dict], budget: int) -> tuple[float, int]:
-    """Median seconds per call over SAMPLES samples, and how many messages were kept."""
-    loops = max(1, CALLS_PER_SAMPLE // len(messages))
-    times = []
-    kept = 0
-    for _ in range(SAMPLES):
-        start = time.perf_counter()
-        for _ in range(loops):
-            kept = len(compact(messages, max_tokens=budget, keep_head=1, keep_tail=4).messages)
-        times.append((time.perf_counter() - start) / loops)
-    return statistics.median(times), kept
+def sample(compact, messages: list[dict], budget: int, loops: int) -> tuple[float, int]:
+    """Seconds per call over `loops` calls, and how many messages the last call kept."""
+    start = time.perf_counter()
+    for _ in range(loops):
+        kept = len(compact(messages, max_tokens=budget, keep_head=1, keep_tail=4).messages)
+    return (time.perf_counter() - start) / loops, kept
 
 
-def worker(plan: dict) -> None:
-    """Time ctx_compact on the plan's sizes and budgets; print JSON results on stdout."""
+def worker() -> None:
+    """Answer one timing request per stdin line with ctx_compact: {size, budget, loops}."""
     from ctx_compact import compact
 
-    results = {}
-    for size, budget in plan["budgets"].items():
-        messages = make_messages(int(size))
-        results[size] = time_compact(compact, messages, budget)
-    print(json.dumps(results))
+    inputs: dict[int, list[dict]] = {}
+    for line in sys.stdin:
+        request = json.loads(line)
+        size = request["size"]
+        messages = inputs.setdefault(size, make_messages(size))
+        print(
+            json.dumps(sample(compact, messages, request["budget"], request["loops"])), flush=True
+        )
 
 
-def ensure_baseline() -> Path | None:
-    """Return the baseline venv's python, installing ctx-compact on first use; None on failure."""
-    python = VENV / "bin" / "python"
-    probe = [str(python), "-c", "import ctx_compact"]
-    if python.exists() and subprocess.run(probe, capture_output=True, check=False).returncode == 0:
-        return python
-    try:
-        CACHE.mkdir(parents=True, exist_ok=True)
-        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True, capture_output=True)
-        subprocess.run(
-            [str(python), "-m", "pip", "install", "--quiet", BASELINE],
-            check=True,
-            capture_output=True,
+class Baseline:
+    """ctx-compact timed in its own virtualenv, one sample per request."""
+
+    def __init__(self) -> None:
+        from _venvs import venv_python  # bench/_venvs.py: the shared throwaway-venv helper
+
+        self.process = None
+        python = venv_python("ctx-compact", BASELINE)
+        if python is None:
+            print(f"could not install {BASELINE} into bench/.cache/venv-ctx-compact")
+            return
+        self.process = subprocess.Popen(
+            [str(python), __file__, "--worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
             text=True,
         )
-    except (OSError, subprocess.CalledProcessError) as exc:
-        detail = getattr(exc, "stderr", "") or str(exc)
-        print(f"could not install {BASELINE} into {VENV}: {detail.strip()[-300:]}")
+
+    def sample(self, size: int, budget: int, loops: int) -> tuple[float, int] | None:
+        if self.process is None:
+            return None
+        self.process.stdin.write(
+            json.dumps({"size": size, "budget": budget, "loops": loops}) + "\n"
+        )
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line:
+            print(f"{BASELINE} worker stopped; only our numbers are shown")
+            self.close()
+            return None
+        seconds, kept = json.loads(line)
+        return seconds, kept
+
+    def close(self) -> None:
+        if self.process is not None:
+            self.process.stdin.close()
+            self.process.wait()
+            self.process = None
+
+
+def measure(sizes=SIZES) -> dict[int, dict[str, tuple[float, int] | None]]:
+    """Median seconds per call and messages kept, ours and the baseline's, sample by sample.
+
+    Samples alternate between the two so that load from elsewhere on the machine falls on
+    both alike.
+    """
+    from compaction_guard.group_trim import compact, estimate_tokens
+
+    baseline = Baseline()
+    results = {}
+    try:
+        for size in sizes:
+            messages = make_messages(size)
+            # Budget: half the estimated total, so about half the middle groups are dropped.
+            budget = sum(map(estimate_tokens, messages)) // 2
+            loops = max(1, CALLS_PER_SAMPLE // size)
+            ours, theirs = [], []
+            sample(compact, messages, budget, 1)  # warm-up
+            for _ in range(SAMPLES):
+                ours.append(sample(compact, messages, budget, loops))
+                theirs.append(baseline.sample(size, budget, loops))
+            results[size] = {"ours": _median(ours), "theirs": _median(theirs)}
+    finally:
+        baseline.close()
+    return results
+
+
+def _median(samples: list) -> tuple[float, int] | None:
+    if None in samples:
         return None
-    return python
+    return statistics.median(seconds for seconds, _ in samples), samples[-1][1]
 
 
-def run_baseline(budgets: dict[str, int]) -> dict[str, tuple[float, int]] | None:
-    python = ensure_baseline()
-    if python is None:
-        return None
-    command = [str(python), __file__, "--worker", json.dumps({"budgets": budgets})]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        print(f"{BASELINE} worker failed: {done.stderr.strip()[-300:]}")
-        return None
-    return {size: tuple(value) for size, value in json.loads(done.stdout).items()}
-
-
-def _growth(times: list[float], index: int) -> str:
-    return "" if index == 0 else f"x{times[index] / times[index - 1]:.1f}"
+def _growth(seconds: float, previous: dict | None, side: str) -> str:
+    return "" if previous is None else f"x{seconds / previous[side][0]:.1f}"
 
 
 def main() -> None:
-    from compaction_guard.group_trim import compact, estimate_tokens
-
-    inputs = {size: make_messages(size) for size in SIZES}
-    # Budget: half of the estimated total, so about half of the middle groups are dropped.
-    budgets = {str(size): sum(map(estimate_tokens, msgs)) // 2 for size, msgs in inputs.items()}
-    ours = {str(size): time_compact(compact, inputs[size], budgets[str(size)]) for size in SIZES}
-    theirs = run_baseline(budgets)
-
-    avg_bytes = statistics.mean(
-        len(json.dumps(m, separators=(",", ":"))) for m in inputs[SIZES[-1]]
+    results = measure()
+    average = statistics.mean(
+        len(json.dumps(m, separators=(",", ":"))) for m in make_messages(SIZES[-1])
     )
-    print(f"group_trim.compact vs {BASELINE}: median of {SAMPLES} samples, chat transcript")
-    print(f"with tool groups, {avg_bytes:.0f} bytes a message, budget = half the estimate\n")
+    print(f"group_trim.compact vs {BASELINE}: median of {SAMPLES} samples each, alternating;")
+    print(f"chat transcript with tool groups, {average:.0f} bytes a message, budget = half")
+    print("the estimated total; growth = time / time at the previous size\n")
+    have_baseline = all(row["theirs"] is not None for row in results.values())
     header = f"{'messages':>9} {'ours ms':>10} {'growth':>7}"
-    if theirs is not None:
+    if have_baseline:
         header += f" {'ctx-compact ms':>15} {'growth':>7} {'speedup':>8} {'same kept':>10}"
     print(header)
-    our_times = [ours[str(size)][0] for size in SIZES]
-    their_times = [theirs[str(size)][0] for size in SIZES] if theirs else []
-    for index, size in enumerate(SIZES):
-        line = f"{size:>9,} {our_times[index] * 1e3:>10.3f} {_growth(our_times, index):>7}"
-        if theirs is not None:
-            same = "yes" if theirs[str(size)][1] == ours[str(size)][1] else "NO"
-            speedup = their_times[index] / our_times[index]
-            line += f" {their_times[index] * 1e3:>15.3f} {_growth(their_times, index):>7}"
-            line += f" {speedup:>7.2f}x {same:>10}"
+    previous = None
+    for size, row in results.items():
+        ours = row["ours"][0]
+        line = f"{size:>9,} {ours * 1e3:>10.3f} {_growth(ours, previous, 'ours'):>7}"
+        if have_baseline:
+            theirs = row["theirs"][0]
+            same = "yes" if row["theirs"][1] == row["ours"][1] else "NO"
+            line += f" {theirs * 1e3:>15.3f} {_growth(theirs, previous, 'theirs'):>7}"
+            line += f" {theirs / ours:>7.2f}x {same:>10}"
         print(line)
-    if theirs is None:
+        previous = row
+    if not have_baseline:
         print(f"\n{BASELINE} unavailable: only our numbers are shown")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 2 and sys.argv[1] == "--worker":
-        worker(json.loads(sys.argv[2]))
+    if sys.argv[1:] == ["--worker"]:
+        worker()
     else:
         main()

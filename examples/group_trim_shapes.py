@@ -5,7 +5,13 @@ Run: python examples/group_trim_shapes.py
 
 from __future__ import annotations
 
-from compaction_guard.group_trim import compact, compact_with_summary, trimmer, validate
+from compaction_guard.group_trim import (
+    CompactResult,
+    compact,
+    compact_with_summary,
+    trimmer,
+    validate,
+)
 
 
 def label(message: dict) -> str:
@@ -20,6 +26,14 @@ def label(message: dict) -> str:
         ]
         kind += "[" + ",".join(b["type"] for b in content) + "]"
     return f"{kind}({','.join(ids)})" if ids else kind
+
+
+def show(result: CompactResult) -> None:
+    """Print what a compaction kept and dropped, and whether the kept list validates."""
+    print("tokens:", result.tokens_before, "->", result.tokens_after, "fits:", result.fits)
+    print("kept:   ", [label(m) for m in result.messages])
+    print("dropped:", [label(m) for m in result.dropped])
+    print("valid:  ", validate(result.messages) == [])
 
 
 def openai_chat() -> None:
@@ -47,11 +61,7 @@ def openai_chat() -> None:
         {"role": "assistant", "content": "17 arrives Friday; 18 was delivered."},
         {"role": "user", "content": "Thanks. Can I change the address for 17?"},
     ]
-    result = compact(messages, max_tokens=120, keep_head=1, keep_tail=2)
-    print("tokens:", result.tokens_before, "->", result.tokens_after, "fits:", result.fits)
-    print("kept:   ", [label(m) for m in result.messages])
-    print("dropped:", [label(m) for m in result.dropped])
-    print("valid:  ", validate(result.messages) == [])
+    show(compact(messages, max_tokens=120, keep_head=1, keep_tail=2))
 
 
 def openai_responses() -> None:
@@ -81,11 +91,8 @@ def openai_responses() -> None:
         keep_tail=1,
         summarize=lambda dropped: f"Summary of {len(dropped)} earlier items: ...",
     )
-    print("tokens:", result.tokens_before, "->", result.tokens_after, "fits:", result.fits)
     print("summary:", result.summary)
-    print("kept:   ", [label(m) for m in result.messages])
-    print("dropped:", [label(m) for m in result.dropped])
-    print("valid:  ", validate(result.messages) == [])
+    show(result)
 
 
 def anthropic() -> None:
@@ -118,12 +125,10 @@ def anthropic() -> None:
         {"role": "assistant", "content": "Oslo: -3C and snow. Bergen: 4C and rain."},
         {"role": "user", "content": "Should I fly or take the train?"},
     ]
-    roomy = compact(messages, max_tokens=150, keep_head=0, keep_tail=1)
-    print("tokens:", roomy.tokens_before, "->", roomy.tokens_after, "fits:", roomy.fits)
-    print("kept:   ", [label(m) for m in roomy.messages])
+    show(compact(messages, max_tokens=150, keep_head=0, keep_tail=1))
     tight = trimmer(100, keep_head=0, keep_tail=1)  # a ready compactor for Guard.compact
-    print("kept:   ", [label(m) for m in tight(messages)])
-    print("valid:  ", validate(roomy.messages) == validate(tight(messages)) == [])
+    kept = tight(messages)
+    print("trimmer:", [label(m) for m in kept], "valid:", validate(kept) == [])
     broken = [messages[0], messages[2], *messages[3:]]  # a naive trim that lost the tool_use turn
     for problem in validate(broken):
         print("problem:", problem.index, problem.kind, "-", problem.message)

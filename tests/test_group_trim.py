@@ -23,6 +23,7 @@ from compaction_guard.group_trim import (
     trimmer,
     validate,
 )
+from tests.property.strategies_trim import CALL_PAIRS
 
 # --- builders -------------------------------------------------------------------------
 
@@ -86,6 +87,15 @@ def one_each(_message: Any) -> int:
     return 1
 
 
+def by_count(
+    messages: list[Any], budget: int, *, keep_head: int = 1, keep_tail: int = 1
+) -> CompactResult:
+    """Compact counting one token a message."""
+    return compact(
+        messages, max_tokens=budget, count_tokens=one_each, keep_head=keep_head, keep_tail=keep_tail
+    )
+
+
 # --- the seed's documented behaviour ----------------------------------------------------
 
 
@@ -137,7 +147,7 @@ def test_compact_uses_default_keep_head_1_and_keep_tail_4() -> None:
 
 def test_compact_drops_oldest_droppable_groups_first() -> None:
     messages = [text("system")] + [text("user", tag=str(i)) for i in range(6)]
-    result = compact(messages, max_tokens=5, count_tokens=one_each, keep_head=1, keep_tail=1)
+    result = by_count(messages, 5)
     assert result.dropped == messages[1:3]
     assert result.tokens_after == 5
 
@@ -152,7 +162,7 @@ def test_compact_dropped_is_in_original_order() -> None:
         text("assistant", tag="b"),
         text("user", tag="z"),
     ]
-    result = compact(messages, max_tokens=2, count_tokens=one_each, keep_head=1, keep_tail=1)
+    result = by_count(messages, 2)
     assert ids(result.dropped) == ids(messages[1:6])
 
 
@@ -165,33 +175,33 @@ def test_compact_never_splits_parallel_tool_calls_from_their_results() -> None:
         text("user", tag="q"),
         text("assistant", tag="a"),
     ]
-    result = compact(messages, max_tokens=4, count_tokens=one_each, keep_head=1, keep_tail=2)
+    result = by_count(messages, 4, keep_tail=2)
     assert result.dropped == messages[1:4]
     assert result.fits is True
 
 
 def test_compact_keep_head_snaps_outward_to_group_boundary() -> None:
     messages = [chat_calls("c1"), chat_result("c1"), text("user", tag="a"), text("user", tag="b")]
-    result = compact(messages, max_tokens=1, count_tokens=one_each, keep_head=1, keep_tail=0)
+    result = by_count(messages, 1, keep_tail=0)
     assert ids(result.messages) == ids(messages[:2])
 
 
 def test_compact_keep_tail_snaps_outward_to_group_boundary() -> None:
     messages = [text("user", tag="a"), text("user", tag="b"), chat_calls("c1"), chat_result("c1")]
-    result = compact(messages, max_tokens=1, count_tokens=one_each, keep_head=0, keep_tail=1)
+    result = by_count(messages, 1, keep_head=0)
     assert ids(result.messages) == ids(messages[2:])
 
 
 def test_compact_reports_not_fitting_when_head_and_tail_cover_everything() -> None:
     messages = [text("system"), text("user"), text("assistant")]
-    result = compact(messages, max_tokens=1, count_tokens=one_each, keep_head=1, keep_tail=4)
+    result = by_count(messages, 1, keep_tail=4)
     assert ids(result.messages) == ids(messages)
     assert (result.dropped, result.fits, result.tokens_after) == ([], False, 3)
 
 
 def test_compact_budget_below_head_and_tail_drops_only_the_middle() -> None:
     messages = [text("system")] + [text("user", tag=str(i)) for i in range(6)]
-    result = compact(messages, max_tokens=1, count_tokens=one_each, keep_head=1, keep_tail=2)
+    result = by_count(messages, 1, keep_tail=2)
     assert ids(result.messages) == ids([messages[0], *messages[-2:]])
     assert result.fits is False
     assert result.tokens_after == 3
@@ -199,7 +209,7 @@ def test_compact_budget_below_head_and_tail_drops_only_the_middle() -> None:
 
 def test_compact_keeps_going_past_the_middle_only_until_it_fits() -> None:
     messages = [text("system")] + [text("user", tag=str(i)) for i in range(6)]
-    result = compact(messages, max_tokens=6, count_tokens=one_each, keep_head=1, keep_tail=1)
+    result = by_count(messages, 6)
     assert result.dropped == [messages[1]]
 
 
@@ -212,7 +222,7 @@ def test_compact_orphan_tool_message_is_its_own_group() -> None:
         text("user", tag="a"),
         text("user", tag="b"),
     ]
-    result = compact(messages, max_tokens=4, count_tokens=one_each, keep_head=1, keep_tail=1)
+    result = by_count(messages, 4)
     assert result.dropped == messages[1:3]
 
 
@@ -220,7 +230,7 @@ def test_compact_legacy_function_call_stays_with_its_function_message() -> None:
     call = {"role": "assistant", "content": None, "function_call": {"name": "f", "arguments": "{}"}}
     answer = {"role": "function", "name": "f", "content": "42"}
     messages = [text("system"), call, answer, text("user"), text("assistant")]
-    result = compact(messages, max_tokens=4, count_tokens=one_each, keep_head=1, keep_tail=1)
+    result = by_count(messages, 4)
     assert result.dropped == [call, answer]
 
 
@@ -576,34 +586,23 @@ def test_compact_responses_keeps_parallel_calls_with_their_outputs() -> None:
         r_user("1"),
         r_user("2"),
     ]
-    result = compact(items, max_tokens=3, count_tokens=one_each, keep_head=1, keep_tail=1)
+    result = by_count(items, 3)
     assert ids(result.dropped) == ids(items[1:5])
 
 
 def test_compact_responses_reasoning_travels_with_the_item_after_it() -> None:
     items = [r_user("0"), r_reasoning("1"), r_answer("1"), r_user("2"), r_user("3")]
-    result = compact(items, max_tokens=4, count_tokens=one_each, keep_head=1, keep_tail=1)
+    result = by_count(items, 4)
     assert ids(result.dropped) == ids(items[1:3])
 
 
 def test_compact_responses_reasoning_before_a_call_joins_the_call_group() -> None:
     items = [r_user("0"), r_reasoning("1"), r_call("a"), r_output("a"), r_user("2"), r_user("3")]
-    result = compact(items, max_tokens=4, count_tokens=one_each, keep_head=1, keep_tail=1)
+    result = by_count(items, 4)
     assert ids(result.dropped) == ids(items[1:4])
 
 
-@pytest.mark.parametrize(
-    ("call_type", "output_type"),
-    [
-        ("function_call", "function_call_output"),
-        ("custom_tool_call", "custom_tool_call_output"),
-        ("computer_call", "computer_call_output"),
-        ("local_shell_call", "local_shell_call_output"),
-        ("shell_call", "shell_call_output"),
-        ("apply_patch_call", "apply_patch_call_output"),
-        ("tool_search_call", "tool_search_output"),
-    ],
-)
+@pytest.mark.parametrize(("call_type", "output_type"), CALL_PAIRS)
 def test_compact_responses_pairs_each_call_type_with_its_output(
     call_type: str, output_type: str
 ) -> None:
@@ -614,7 +613,7 @@ def test_compact_responses_pairs_each_call_type_with_its_output(
         r_output("a", output_type),
         r_user("1"),
     ]
-    result = compact(items, max_tokens=2, count_tokens=one_each, keep_head=1, keep_tail=1)
+    result = by_count(items, 2)
     assert ids(result.dropped) == ids(items[1:4])
 
 
@@ -634,14 +633,14 @@ def test_compact_responses_keeps_mcp_approval_request_with_its_response() -> Non
     }
     response = {"type": "mcp_approval_response", "approval_request_id": "apr_1", "approve": True}
     items = [r_user("0"), request, response, r_user("1"), r_user("2")]
-    result = compact(items, max_tokens=3, count_tokens=one_each, keep_head=1, keep_tail=1)
+    result = by_count(items, 3)
     assert ids(result.dropped) == ids([request, response])
 
 
 def test_compact_responses_never_drops_the_latest_compaction_item() -> None:
     compaction = {"type": "compaction", "encrypted_content": "opaque"}
     items = [r_user("0"), r_user("1"), compaction, r_user("2"), r_user("3")]
-    result = compact(items, max_tokens=1, count_tokens=one_each, keep_head=1, keep_tail=1)
+    result = by_count(items, 1)
     assert ids(result.messages) == ids([items[0], compaction, items[4]])
 
 
@@ -649,7 +648,7 @@ def test_compact_responses_may_drop_an_earlier_compaction_item() -> None:
     old = {"type": "compaction", "encrypted_content": "old"}
     new = {"type": "compaction", "encrypted_content": "new"}
     items = [r_user("0"), old, r_user("1"), new, r_user("2")]
-    result = compact(items, max_tokens=1, count_tokens=one_each, keep_head=1, keep_tail=1)
+    result = by_count(items, 1)
     assert old in result.dropped
     assert new in result.messages
 
@@ -696,7 +695,7 @@ def test_compact_anthropic_keeps_tool_use_with_the_next_user_turn() -> None:
         text("assistant", tag="1"),
         text("user", tag="2"),
     ]
-    result = compact(messages, max_tokens=3, count_tokens=one_each, keep_head=1, keep_tail=1)
+    result = by_count(messages, 3)
     assert ids(result.dropped) == ids(messages[1:3])
 
 
@@ -709,7 +708,7 @@ def test_compact_anthropic_window_never_starts_with_tool_results() -> None:
         text("assistant"),
         text("user"),
     ]
-    result = compact(messages, max_tokens=3, count_tokens=one_each, keep_head=0, keep_tail=1)
+    result = by_count(messages, 3, keep_head=0)
     assert ids(result.messages) == ids(messages[3:])
     assert validate(result.messages) == []
 
@@ -718,7 +717,7 @@ def test_compact_anthropic_leaves_thinking_blocks_untouched() -> None:
     turn = a_uses("t1", thinking=True)
     messages = [text("user", tag="0"), turn, a_results("t1"), text("user", tag="1")]
     before = copy.deepcopy(turn)
-    result = compact(messages, max_tokens=2, count_tokens=one_each, keep_head=0, keep_tail=3)
+    result = by_count(messages, 2, keep_head=0, keep_tail=3)
     assert result.messages[0] is turn
     assert turn == before
 
@@ -733,7 +732,7 @@ def test_compact_anthropic_server_tool_use_with_result_in_turn_stands_alone() ->
         ],
     }
     messages = [text("user", tag="0"), turn, text("user", tag="1"), text("user", tag="2")]
-    result = compact(messages, max_tokens=3, count_tokens=one_each, keep_head=1, keep_tail=1)
+    result = by_count(messages, 3)
     assert ids(result.dropped) == ids([turn])
     assert validate(messages) == []
 
@@ -745,7 +744,7 @@ def test_compact_anthropic_server_tool_use_groups_with_results_in_the_next_turn(
     }
     answer = a_results("s1")
     messages = [text("user", tag="0"), turn, answer, text("user", tag="1")]
-    result = compact(messages, max_tokens=2, count_tokens=one_each, keep_head=1, keep_tail=1)
+    result = by_count(messages, 2)
     assert ids(result.dropped) == ids([turn, answer])
 
 

@@ -77,7 +77,7 @@ def chat_conversations(draw: st.DrawFn) -> list[Message]:
 
 # --- OpenAI Responses -----------------------------------------------------------------------
 
-_CALLS = [
+CALL_PAIRS = [  # every Responses call item type with the output item that answers it
     ("function_call", "function_call_output"),
     ("custom_tool_call", "custom_tool_call_output"),
     ("computer_call", "computer_call_output"),
@@ -98,7 +98,7 @@ def _reasoning(draw: st.DrawFn, new_id: Callable[[str], str]) -> Unit:
 
 def _responses_calls(draw: st.DrawFn, new_id: Callable[[str], str]) -> Unit:
     pairs = [
-        (draw(st.sampled_from(_CALLS)), new_id("call")) for _ in range(draw(st.integers(1, 3)))
+        (draw(st.sampled_from(CALL_PAIRS)), new_id("call")) for _ in range(draw(st.integers(1, 3)))
     ]
     calls: Unit = []
     for (call_type, _output), call_id in pairs:

@@ -87,6 +87,11 @@ class ContextCodec(Protocol):
         ...
 
 
+# A dict with a string role and string content and none of these keys is a plain message,
+# the bulk of most contexts: it is read in place, without the per-format rules.
+_PLAIN = frozenset({"type", "tool_calls", "function_call"})
+
+
 def _sequence(context: object) -> Sequence[Any]:
     if isinstance(context, list | tuple):
         return context
@@ -164,12 +169,7 @@ class AutoCodec(ContextCodec):
         for index, item in enumerate(_sequence(context)):
             if item.__class__ is dict:
                 content, role = item.get("content"), item.get("role")
-                if (
-                    content.__class__ is str
-                    and role.__class__ is str
-                    and "tool_calls" not in item
-                    and "function_call" not in item
-                ):
+                if content.__class__ is str and role.__class__ is str and _PLAIN.isdisjoint(item):
                     if MARKER in content:
                         found.append(Segment(content, index, role, role in TOOL_ROLES))
                     continue
@@ -204,14 +204,7 @@ def _render_dicts(seq: Sequence[Any]) -> Rendering:
         if not isinstance(item, dict):
             raise _mismatch(index, item, "a dict")
         content, role = item.get("content"), item.get("role")
-        # Fast path: a plain string message, the bulk of most contexts.
-        if (
-            content.__class__ is str
-            and role.__class__ is str
-            and "type" not in item
-            and "tool_calls" not in item
-            and "function_call" not in item
-        ):
+        if content.__class__ is str and role.__class__ is str and _PLAIN.isdisjoint(item):
             fits = ROLE_FAMILIES.get(role, frozenset())
             tool = role in TOOL_ROLES
             segments.append(Segment(content, index, role, tool))

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
@@ -30,9 +32,13 @@ CODEC = AutoCodec()
 Entries = list[tuple[str, str]]
 
 
-def interior_span(block: str) -> tuple[int, int]:
-    """Offsets of the text between the header line and the footer line."""
-    return block.index(">>") + 2, block.rindex("<<END-")
+def interior_positions(block: str, keep: Callable[[str], bool]) -> list[int]:
+    """Offsets of the characters between the header and the footer that `keep` accepts."""
+    return [i for i in range(block.index(">>") + 2, block.rindex("<<END-")) if keep(block[i])]
+
+
+def visible(char: str) -> bool:
+    return char not in TRANSPORT_WHITESPACE
 
 
 def tampered(block: str, position: int, replacement: str, *, length: int = 1) -> str:
@@ -65,8 +71,7 @@ def test_transport_changes_keep_the_block_intact(pairs: Entries, data: st.DataOb
 @given(entries, st.data())
 def test_changing_letter_case_breaks_the_block(pairs: Entries, data: st.DataObject) -> None:
     block = format_block(pairs)
-    start, end = interior_span(block)
-    letters = [i for i in range(start, end) if block[i].isascii() and block[i].isalpha()]
+    letters = interior_positions(block, lambda c: c.isascii() and c.isalpha())
     position = data.draw(st.sampled_from(letters))
     assert breaks(tampered(block, position, block[position].swapcase()))
 
@@ -77,9 +82,7 @@ def test_replacing_a_visible_character_breaks_the_block(
 ) -> None:
     """A word, digit, punctuation or value edit: any non-whitespace character swapped."""
     block = format_block(pairs)
-    start, end = interior_span(block)
-    visible = [i for i in range(start, end) if block[i] not in TRANSPORT_WHITESPACE]
-    position = data.draw(st.sampled_from(visible))
+    position = data.draw(st.sampled_from(interior_positions(block, visible)))
     new = data.draw(st.sampled_from(ASCII_VISIBLE).filter(lambda c: c != block[position]))
     assert breaks(tampered(block, position, new))
 
@@ -87,9 +90,8 @@ def test_replacing_a_visible_character_breaks_the_block(
 @given(entries, st.data())
 def test_deleting_a_visible_character_breaks_the_block(pairs: Entries, data: st.DataObject) -> None:
     block = format_block(pairs)
-    start, end = interior_span(block)
-    visible = [i for i in range(start, end) if block[i] not in TRANSPORT_WHITESPACE]
-    assert breaks(tampered(block, data.draw(st.sampled_from(visible)), ""))
+    position = data.draw(st.sampled_from(interior_positions(block, visible)))
+    assert breaks(tampered(block, position, ""))
 
 
 @given(entries, st.data())
@@ -97,8 +99,7 @@ def test_inserting_an_invisible_character_breaks_the_block(
     pairs: Entries, data: st.DataObject
 ) -> None:
     block = format_block(pairs)
-    start, end = interior_span(block)
-    position = data.draw(st.integers(start, end))
+    position = data.draw(st.integers(block.index(">>") + 2, block.rindex("<<END-")))
     char = data.draw(st.sampled_from(INVISIBLE))
     assert breaks(tampered(block, position, char, length=0))
 

@@ -169,15 +169,21 @@ def _read_constraints(path: str) -> list[str]:
     """Read one constraint per line (blank and '#' lines skipped) or a JSON list of strings."""
     with open(path, encoding="utf-8") as handle:  # noqa: PTH123 - a plain CLI path
         text = handle.read()
-    if not text.lstrip().startswith("["):
-        return [line.strip() for line in text.splitlines() if line.strip() and not _comment(line)]
-    try:
-        loaded = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"starts with '[' but is not valid JSON ({exc})") from None
-    if not isinstance(loaded, list) or not all(isinstance(item, str) for item in loaded):
-        raise ValueError("a JSON constraints file must hold a list of strings")
-    return loaded
+    if text.lstrip().startswith("["):
+        try:
+            loaded = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"starts with '[' but is not valid JSON ({exc})") from None
+        if not isinstance(loaded, list) or not all(isinstance(item, str) for item in loaded):
+            raise ValueError("a JSON constraints file must hold a list of strings")
+        constraints: list[str] = loaded
+    else:
+        constraints = [
+            line.strip() for line in text.splitlines() if line.strip() and not _comment(line)
+        ]
+    if not constraints:
+        raise ValueError("no constraints found; write one per line, or a JSON list of strings")
+    return constraints
 
 
 def _comment(line: str) -> bool:

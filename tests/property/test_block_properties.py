@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import assume, given
@@ -25,6 +25,9 @@ from tests.property.strategies_block import (
     transported,
 )
 from tests.property.strategies_trim import conversations, texts
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 pytestmark = pytest.mark.property
 

@@ -14,19 +14,24 @@ import statistics
 import subprocess
 import sys
 import time
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 SIZES = (100, 1_000, 10_000, 100_000)
 SAMPLES = 5
 CALLS_PER_SAMPLE = 10_000  # small sizes repeat the call so one sample covers 10,000 messages
 BASELINE = "ctx-compact==0.1.0"
 
+Message = dict[str, Any]
 _WORDS = ["alpha", "beta", "gamma", "delta", "order", "ticket", "refund", "account", "region"]
 
 
-def make_messages(count: int, seed: int = 7) -> list[dict]:
+def make_messages(count: int, seed: int = 7) -> list[Message]:
     """A chat transcript with tool groups (1-2 parallel calls each), about 300 bytes a message."""
     rnd = random.Random(seed)
-    messages: list[dict] = [{"role": "system", "content": "You are a support agent with tools."}]
+    messages: list[Message] = [{"role": "system", "content": "You are a support agent with tools."}]
 
     def words(low: int, high: int) -> str:
         return " ".join(rnd.choice(_WORDS) for _ in range(rnd.randint(low, high)))
@@ -60,8 +65,12 @@ def make_messages(count: int, seed: int = 7) -> list[dict]:
     return messages
 
 
-def sample(compact, messages: list[dict], budget: int, loops: int) -> tuple[float, int]:
+Sample = tuple[float, int]  # seconds per call, messages kept
+
+
+def sample(compact: Callable[..., Any], messages: list[Message], budget: int, loops: int) -> Sample:
     """Seconds per call over `loops` calls, and how many messages the last call kept."""
+    kept = 0
     start = time.perf_counter()
     for _ in range(loops):
         kept = len(compact(messages, max_tokens=budget, keep_head=1, keep_tail=4).messages)
@@ -70,16 +79,14 @@ def sample(compact, messages: list[dict], budget: int, loops: int) -> tuple[floa
 
 def worker() -> None:
     """Answer one timing request per stdin line with ctx_compact: {size, budget, loops}."""
-    from ctx_compact import compact
+    from ctx_compact import compact  # type: ignore[import-not-found]
 
-    inputs: dict[int, list[dict]] = {}
+    inputs: dict[int, list[Message]] = {}
     for line in sys.stdin:
         request = json.loads(line)
-        size = request["size"]
-        messages = inputs.setdefault(size, make_messages(size))
-        print(
-            json.dumps(sample(compact, messages, request["budget"], request["loops"])), flush=True
-        )
+        messages = inputs.setdefault(request["size"], make_messages(request["size"]))
+        result = sample(compact, messages, request["budget"], request["loops"])
+        print(json.dumps(result), flush=True)
 
 
 class Baseline:
@@ -88,7 +95,7 @@ class Baseline:
     def __init__(self) -> None:
         from _venvs import venv_python  # bench/_venvs.py: the shared throwaway-venv helper
 
-        self.process = None
+        self.process: subprocess.Popen[str] | None = None
         python = venv_python("ctx-compact", BASELINE)
         if python is None:
             print(f"could not install {BASELINE} into bench/.cache/venv-ctx-compact")
@@ -100,12 +107,11 @@ class Baseline:
             text=True,
         )
 
-    def sample(self, size: int, budget: int, loops: int) -> tuple[float, int] | None:
-        if self.process is None:
+    def sample(self, size: int, budget: int, loops: int) -> Sample | None:
+        if self.process is None or self.process.stdin is None or self.process.stdout is None:
             return None
-        self.process.stdin.write(
-            json.dumps({"size": size, "budget": budget, "loops": loops}) + "\n"
-        )
+        request = {"size": size, "budget": budget, "loops": loops}
+        self.process.stdin.write(json.dumps(request) + "\n")
         self.process.stdin.flush()
         line = self.process.stdout.readline()
         if not line:
@@ -117,46 +123,47 @@ class Baseline:
 
     def close(self) -> None:
         if self.process is not None:
-            self.process.stdin.close()
+            if self.process.stdin is not None:
+                self.process.stdin.close()
             self.process.wait()
             self.process = None
 
 
-def measure(sizes=SIZES) -> dict[int, dict[str, tuple[float, int] | None]]:
-    """Median seconds per call and messages kept, ours and the baseline's, sample by sample.
+def measure() -> dict[int, tuple[Sample, Sample | None]]:
+    """Median (ours, the baseline's) per size, taking samples of the two in turn.
 
-    Samples alternate between the two so that load from elsewhere on the machine falls on
-    both alike.
+    Alternating puts load from elsewhere on the machine on both sides alike.
     """
     from compaction_guard.group_trim import compact, estimate_tokens
 
     baseline = Baseline()
     results = {}
     try:
-        for size in sizes:
+        for size in SIZES:
             messages = make_messages(size)
             # Budget: half the estimated total, so about half the middle groups are dropped.
             budget = sum(map(estimate_tokens, messages)) // 2
             loops = max(1, CALLS_PER_SAMPLE // size)
-            ours, theirs = [], []
+            ours: list[Sample] = []
+            theirs: list[Sample | None] = []
             sample(compact, messages, budget, 1)  # warm-up
             for _ in range(SAMPLES):
                 ours.append(sample(compact, messages, budget, loops))
                 theirs.append(baseline.sample(size, budget, loops))
-            results[size] = {"ours": _median(ours), "theirs": _median(theirs)}
+            their_samples = [item for item in theirs if item is not None]
+            their_median = _median(their_samples) if len(their_samples) == SAMPLES else None
+            results[size] = (_median(ours), their_median)
     finally:
         baseline.close()
     return results
 
 
-def _median(samples: list) -> tuple[float, int] | None:
-    if None in samples:
-        return None
+def _median(samples: list[Sample]) -> Sample:
     return statistics.median(seconds for seconds, _ in samples), samples[-1][1]
 
 
-def _growth(seconds: float, previous: dict | None, side: str) -> str:
-    return "" if previous is None else f"x{seconds / previous[side][0]:.1f}"
+def _growth(seconds: float, previous: float | None) -> str:
+    return "" if previous is None else f"x{seconds / previous:.1f}"
 
 
 def main() -> None:
@@ -167,22 +174,22 @@ def main() -> None:
     print(f"group_trim.compact vs {BASELINE}: median of {SAMPLES} samples each, alternating;")
     print(f"chat transcript with tool groups, {average:.0f} bytes a message, budget = half")
     print("the estimated total; growth = time / time at the previous size\n")
-    have_baseline = all(row["theirs"] is not None for row in results.values())
+    have_baseline = all(theirs is not None for _, theirs in results.values())
     header = f"{'messages':>9} {'ours ms':>10} {'growth':>7}"
     if have_baseline:
         header += f" {'ctx-compact ms':>15} {'growth':>7} {'speedup':>8} {'same kept':>10}"
     print(header)
-    previous = None
-    for size, row in results.items():
-        ours = row["ours"][0]
-        line = f"{size:>9,} {ours * 1e3:>10.3f} {_growth(ours, previous, 'ours'):>7}"
-        if have_baseline:
-            theirs = row["theirs"][0]
-            same = "yes" if row["theirs"][1] == row["ours"][1] else "NO"
-            line += f" {theirs * 1e3:>15.3f} {_growth(theirs, previous, 'theirs'):>7}"
-            line += f" {theirs / ours:>7.2f}x {same:>10}"
+    last_ours: float | None = None
+    last_theirs: float | None = None
+    for size, ((ours, kept), theirs) in results.items():
+        line = f"{size:>9,} {ours * 1e3:>10.3f} {_growth(ours, last_ours):>7}"
+        if theirs is not None:
+            same = "yes" if theirs[1] == kept else "NO"
+            line += f" {theirs[0] * 1e3:>15.3f} {_growth(theirs[0], last_theirs):>7}"
+            line += f" {theirs[0] / ours:>7.2f}x {same:>10}"
+            last_theirs = theirs[0]
         print(line)
-        previous = row
+        last_ours = ours
     if not have_baseline:
         print(f"\n{BASELINE} unavailable: only our numbers are shown")
 

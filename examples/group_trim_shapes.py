@@ -5,6 +5,8 @@ Run: python examples/group_trim_shapes.py
 
 from __future__ import annotations
 
+from typing import Any
+
 from compaction_guard.group_trim import (
     CompactResult,
     compact,
@@ -14,9 +16,9 @@ from compaction_guard.group_trim import (
 )
 
 
-def label(message: dict) -> str:
+def label(message: dict[str, Any]) -> str:
     """A short name for a message: its role or item type, plus its tool ids."""
-    kind = message.get("type") or message.get("role")
+    kind = str(message.get("type") or message.get("role"))
     ids = [c["id"] for c in message.get("tool_calls") or []]
     ids += [message[key] for key in ("tool_call_id", "call_id") if key in message]
     content = message.get("content")

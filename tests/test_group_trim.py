@@ -87,6 +87,17 @@ def one_each(_message: Any) -> int:
     return 1
 
 
+class Recorder:
+    """A summariser that records what it was given."""
+
+    def __init__(self) -> None:
+        self.calls: list[list[Any]] = []
+
+    def __call__(self, dropped: list[Any]) -> str:
+        self.calls.append(dropped)
+        return "s"
+
+
 def by_count(
     messages: list[Any], budget: int, *, keep_head: int = 1, keep_tail: int = 1
 ) -> CompactResult:
@@ -318,24 +329,16 @@ def test_compact_with_summary_without_summarize_matches_compact() -> None:
 
 
 def test_compact_with_summary_does_not_call_summarize_when_nothing_is_dropped() -> None:
-    calls: list[Any] = []
-    result = compact_with_summary(
-        readme_messages(), max_tokens=10_000, summarize=lambda d: calls.append(d) or "s"
-    )
-    assert (calls, result.summary) == ([], None)
+    summarize = Recorder()
+    result = compact_with_summary(readme_messages(), max_tokens=10_000, summarize=summarize)
+    assert (summarize.calls, result.summary) == ([], None)
 
 
 def test_compact_with_summary_passes_the_dropped_messages_to_summarize() -> None:
-    seen: list[list[Any]] = []
+    summarize = Recorder()
     messages = readme_messages()
-    compact_with_summary(
-        messages,
-        max_tokens=150,
-        keep_head=1,
-        keep_tail=2,
-        summarize=lambda dropped: seen.append(dropped) or "s",
-    )
-    assert ids(seen[0]) == ids(messages[1:4])
+    compact_with_summary(messages, max_tokens=150, keep_head=1, keep_tail=2, summarize=summarize)
+    assert ids(summarize.calls[0]) == ids(messages[1:4])
 
 
 def test_compact_with_summary_drops_more_groups_to_make_room_for_the_summary() -> None:
@@ -986,7 +989,7 @@ def test_compact_rejects_a_responses_message_with_tool_role() -> None:
 
 
 @pytest.mark.parametrize("value", [-1, -3.0])
-def test_compact_rejects_a_negative_count(value: float) -> None:
+def test_compact_rejects_a_negative_count(value: Any) -> None:
     with pytest.raises(ValueError, match=r"non-negative int.*index 0"):
         compact([text("user")], max_tokens=10, count_tokens=lambda m: value)
 
@@ -998,7 +1001,7 @@ def test_compact_rejects_a_count_that_is_not_an_int(value: Any) -> None:
 
 
 def test_compact_accepts_an_integral_float_count() -> None:
-    result = compact([text("user")], max_tokens=10, count_tokens=lambda m: 3.0)
+    result = compact([text("user")], max_tokens=10, count_tokens=lambda m: 3.0)  # type: ignore[arg-type,return-value]
     assert (result.tokens_before, type(result.tokens_before)) == (3, int)
 
 

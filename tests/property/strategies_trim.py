@@ -149,7 +149,7 @@ def _responses_compaction(draw: st.DrawFn, new_id: Callable[[str], str]) -> Unit
     return [{"type": "compaction", "id": new_id("cmp"), "encrypted_content": draw(texts)}]
 
 
-_RESPONSES_UNITS = [
+_RESPONSES_UNITS: list[Callable[[st.DrawFn, Callable[[str], str]], Unit]] = [
     _responses_user,
     _responses_user,
     _responses_answer,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import inspect
 import json
 import math
+import operator
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -425,23 +426,28 @@ def _unencodable(seq: list[Any], exc: BaseException, where: str | None) -> Excep
 
 
 def _checked_count(value: Any, where: str) -> int:
-    is_number = isinstance(value, (int, float)) and not isinstance(value, bool)
-    if not is_number or not math.isfinite(value) or value != int(value):
-        raise TypeError(
+    """Return `value` as an int; integral floats and integer types (numpy's) are accepted."""
+    if isinstance(value, float) and value.is_integer():  # False for NaN and inf
+        value = int(value)
+    try:
+        count = -1 if isinstance(value, bool) else operator.index(value)
+    except TypeError:
+        count = -1
+    if count < 0:
+        error = ValueError if count == value else TypeError  # a negative number, or no int
+        raise error(
             f"count_tokens must return a non-negative int; it returned {value!r} "
             f"({type(value).__name__}) for {where}"
         )
-    if value < 0:
-        raise ValueError(
-            f"count_tokens must return a non-negative int; it returned {value} for {where}"
-        )
-    return int(value)
+    return count
 
 
 def _check_budget(max_tokens: object) -> float:
-    is_number = isinstance(max_tokens, (int, float)) and not isinstance(max_tokens, bool)
-    # NaN fails `> 0`; inf is not a budget.
-    if is_number and isinstance(max_tokens, (int, float)) and 0 < max_tokens < math.inf:
+    if (
+        isinstance(max_tokens, (int, float))
+        and not isinstance(max_tokens, bool)
+        and 0 < max_tokens < math.inf  # NaN fails this too
+    ):
         return max_tokens
     raise TypeError("max_tokens must be a positive number")
 

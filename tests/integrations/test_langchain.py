@@ -94,9 +94,26 @@ class Summariser:
         return self.text
 
 
+class SpySummarization(SummarizationMiddleware):
+    """The real middleware, recording which of its hooks the graph ran."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.hooks: list[str] = []
+
+    def before_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+        self.hooks.append("before_model")
+        return super().before_model(state, runtime)
+
+    async def abefore_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+        self.hooks.append("abefore_model")
+        return await super().abefore_model(state, runtime)
+
+
 def _agent(guard: Guard, summariser: Summariser, model: RecordingModel,
-           *, checkpointer: Any = None, tools: list[Any] | None = None, keep: int = 3) -> Any:
-    summarization = SummarizationMiddleware(
+           *, checkpointer: Any = None, tools: list[Any] | None = None, keep: int = 3,
+           spy: SpySummarization | None = None) -> Any:
+    summarization = spy or SpySummarization(
         model=model, trigger=("messages", 6), keep=("messages", keep), summarizer=summariser,
     )
     return create_agent(
@@ -133,18 +150,23 @@ def test_guard_middleware_invoke_keeps_one_verified_block_in_every_later_model_c
     reports: list[Any] = []
     guard = Guard(CONSTRAINTS, on_report=reports.append)
     summariser, model = Summariser(), RecordingModel()
-    agent = _agent(guard, summariser, model)
+    spy = SpySummarization(model=model, trigger=("messages", 6), keep=("messages", 3),
+                           summarizer=summariser)
+    agent = _agent(guard, summariser, model, spy=spy)
     for question in _questions(8):
         agent.invoke({"messages": [HumanMessage(question)]}, THREAD)
     _assert_guarded_run(guard, summariser, model, reports)
     assert guard.last_report is reports[-1]
+    assert set(spy.hooks) == {"before_model"}
 
 
 def test_guard_middleware_ainvoke_keeps_one_verified_block_in_every_later_model_call() -> None:
     reports: list[Any] = []
     guard = Guard(CONSTRAINTS, on_report=reports.append)
     summariser, model = Summariser(), RecordingModel()
-    agent = _agent(guard, summariser, model)
+    spy = SpySummarization(model=model, trigger=("messages", 6), keep=("messages", 3),
+                           summarizer=summariser)
+    agent = _agent(guard, summariser, model, spy=spy)
 
     async def run() -> None:
         for question in _questions(8):
@@ -152,6 +174,7 @@ def test_guard_middleware_ainvoke_keeps_one_verified_block_in_every_later_model_
 
     asyncio.run(run())
     _assert_guarded_run(guard, summariser, model, reports)
+    assert set(spy.hooks) == {"abefore_model"}
 
 
 def test_guard_middleware_report_classifies_the_summary() -> None:

@@ -858,9 +858,18 @@ def test_validate_reports_duplicate_call_ids() -> None:
     ]
 
 
-def test_validate_lists_problems_in_index_order() -> None:
-    items = [r_output("x"), r_call("a"), r_user(), r_reasoning()]
-    assert [p.index for p in validate(items)] == sorted(p.index for p in validate(items))
+@pytest.mark.parametrize(
+    "messages",
+    [
+        [r_output("x"), r_call("a"), r_user(), r_reasoning()],
+        [chat_calls("c1", "c2"), chat_result("c1"), chat_result("c1"), chat_result("c9")],
+        [text("user"), a_uses("t1", "t1"), a_results("t9")],
+    ],
+)
+def test_validate_lists_problems_in_index_order(messages: list[Any]) -> None:
+    indices = [p.index for p in validate(messages)]
+    assert len(indices) >= 2
+    assert indices == sorted(indices)
 
 
 def test_validate_problem_message_names_the_call_id() -> None:

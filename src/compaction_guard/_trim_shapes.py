@@ -92,7 +92,7 @@ Problem = tuple[int, str, str]
 
 @dataclass(frozen=True, slots=True)
 class Walk:
-    """Group starts (ascending, first is 0), problems found, indices that are never dropped."""
+    """Group starts (ascending, first is 0), problems found (unsorted), indices never dropped."""
 
     starts: list[int]
     problems: list[Problem]
@@ -378,7 +378,6 @@ class _ResponsesReader:
                 output = _OUTPUT_OF[call_type]
                 text = f"{call_type} {call_id!r} at index {index} has no {output} after it"
                 self.problems.append((index, CALL_WITHOUT_RESULT, text))
-        self.problems.sort(key=lambda problem: problem[0])
         pinned = (self.latest_compaction,) if self.latest_compaction >= 0 else ()
         return Walk(_merge_reach(self.reach), self.problems, pinned)
 

@@ -238,7 +238,8 @@ def validate(messages: Sequence[Any]) -> list[Problem]:
     """
     seq = _as_list(messages)
     walk = shapes.read_groups(seq, shapes.detect_shape(seq))
-    return [Problem(index, kind, text) for index, kind, text in walk.problems]
+    problems = sorted(walk.problems, key=lambda problem: problem[0])
+    return [Problem(index, kind, text) for index, kind, text in problems]
 
 
 @dataclass(frozen=True, slots=True)

@@ -284,7 +284,7 @@ def _legacy_call_name(message: Mapping[str, Any]) -> Any:
 
 
 def _answers_legacy(legacy_name: Any, message: Mapping[str, Any]) -> bool:
-    return legacy_name is not None and legacy_name in {True, message.get("name")}
+    return legacy_name is not None and legacy_name in (True, message.get("name"))
 
 
 def _close_chat_group(

@@ -1,8 +1,8 @@
 """The sentinel block: wire format, transport checksum, parse and strip.
 
-The block carries registered constraint text verbatim between checksummed markers; the
-checksum survives re-flow, indentation, CRLF and NFC but not edits. See docs/DESIGN.md,
-"The sentinel block" (promise 5).
+The checksum survives re-flow, indentation, CRLF and NFC but no edit. Entries are found by
+their `[block] <id> ::` pattern, which registration refuses inside constraint text (with
+the marker), so parsing is unambiguous. See docs/DESIGN.md, "The sentinel block" (promise 5).
 """
 
 from __future__ import annotations

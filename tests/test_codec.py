@@ -759,3 +759,18 @@ def test_inject_keeps_the_shape(context) -> None:
     shape = CODEC.render(context).shape
     expected = "openai-chat" if shape == "empty" else shape
     assert CODEC.render(CODEC.inject(context, BLOCK)).shape == expected
+
+
+def test_inject_anthropic_leaves_a_blank_user_turn_and_adds_its_own() -> None:
+    context = [*ANTHROPIC, {"role": "assistant", "content": "ok"}, {"role": "user", "content": " "}]
+    result = CODEC.inject(context, BLOCK)
+    assert result[-2] is context[-1]
+    assert result[-1] == {"role": "user", "content": [{"type": "text", "text": BLOCK}]}
+    assert CODEC.inject(result, BLOCK) == result
+
+
+def test_inject_responses_goes_before_an_unanswered_mcp_approval_request() -> None:
+    request = {"type": "mcp_approval_request", "id": "apr", "name": "t", "arguments": "{}"}
+    result = CODEC.inject([{"role": "user", "content": "go"}, request], BLOCK)
+    assert _responses_block(result[1])
+    assert result[2] is request

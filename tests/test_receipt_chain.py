@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from compaction_guard import _chain
-from compaction_guard.errors import ReceiptIntegrityError
+from compaction_guard.errors import ReceiptIntegrityError, ReceiptSealError
 from compaction_guard.receipt import (
     ChainDefect,
     CompactionReceipt,
@@ -169,6 +169,20 @@ def test_seal_lock_timeout_raises_and_writes_nothing(log: Path) -> None:
     assert log.read_bytes() == before
     seal_one(log, "after")  # the lock is free again
     assert verify_chain(log).rows == 4
+
+
+def test_seal_after_a_failed_seal_asks_for_a_new_receipt(log: Path) -> None:
+    receipt = CompactionReceipt.open(["a", "b"])
+    receipt.record_kept(["a"])
+    holder = os.open(f"{log}.lock", os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(holder, fcntl.LOCK_EX)
+        with pytest.raises(TimeoutError):
+            receipt.seal(log, compactor="c", method="m", lock_timeout=0.01)
+    finally:
+        os.close(holder)
+    with pytest.raises(ReceiptSealError, match="open a new receipt"):
+        receipt.seal(log, compactor="c", method="m")
 
 
 def test_seal_write_error_raises_and_log_stays_valid(log: Path, monkeypatch: pytest.MonkeyPatch) -> None:

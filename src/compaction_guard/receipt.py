@@ -9,7 +9,7 @@ import hashlib
 import re
 from array import array
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -77,49 +77,59 @@ class _Items:
 
     def __init__(self, content: Any) -> None:
         items = content if isinstance(content, list | tuple) else [content]
+        self.json_items = 0
+        if set(map(type, items)) == {str}:
+            self.keys, self.sizes = _digest_strings(items)
+        else:
+            self.keys, self.sizes = self._digest_any(items)
+        self.count = len(self.keys)
+        self.total = sum(self.sizes)
+
+    def _digest_any(self, items: list[Any] | tuple[Any, ...]) -> tuple[list[bytes], array[int]]:
         sha = hashlib.sha256
         keys: list[bytes] = []
         sizes = array("Q")
-        add_key, add_size = keys.append, sizes.append
-        self.json_items = 0
         for index, item in enumerate(items):
-            kind = type(item)
-            if kind is str:
-                try:
-                    data = item.encode("utf-8")
-                except UnicodeEncodeError as exc:
-                    reason = f"string holds a lone surrogate at index {exc.start}"
-                    raise CanonicalJSONError(f"$[{index}]", reason) from None
-                add_key(sha(data).digest())
-            elif kind is bytes:
-                data = item
-                add_key(sha(data).digest())
+            if type(item) is bytes:
+                data, is_json = item, False
             else:
                 data, is_json = _payload(item, index)
-                self.json_items += is_json
-                add_key(b"j" + sha(data).digest() if is_json else sha(data).digest())
-            add_size(len(data))
-        self.keys = keys
-        self.sizes = sizes
-        self.count = len(keys)
-        self.total = sum(sizes)
+            self.json_items += is_json
+            keys.append(b"j" + sha(data).digest() if is_json else sha(data).digest())
+            sizes.append(len(data))
+        return keys, sizes
 
     def digest(self) -> str:
         """Digest the ordered items: one recipe byte (r or j) and 32 digest bytes per item."""
         hasher = hashlib.sha256(DOMAIN_ITEMS)
         if not self.json_items:
             if self.keys:
-                hasher.update(b"r" + b"r".join(self.keys))
+                hasher.update(b"r")
+                hasher.update(b"r".join(self.keys))
         else:
             hasher.update(b"".join(k if len(k) == 33 else b"r" + k for k in self.keys))  # noqa: PLR2004
         return ITEMS_RECIPE + hasher.hexdigest()
 
-    def strings(self, indices: list[int]) -> list[str]:
+    def strings(self, indices: Iterable[int]) -> list[str]:
         """Return the item digest strings at `indices`, in order."""
         keys = self.keys
         if not self.json_items:
             return [RAW_RECIPE + keys[i].hex() for i in indices]
         return [_key_string(keys[i]) for i in indices]
+
+
+def _digest_strings(items: list[str] | tuple[str, ...]) -> tuple[list[bytes], array[int]]:
+    """Digest plain strings (the common case) without per-item dispatch."""
+    sha = hashlib.sha256
+    try:
+        keys = [sha(item.encode("utf-8")).digest() for item in items]
+    except UnicodeEncodeError:
+        for index, item in enumerate(items):
+            _payload(item, index)  # raises, naming the item
+        raise  # pragma: no cover - one item failed to encode above
+    # An ASCII str is as long in UTF-8 as in code points (isascii() is O(1)).
+    sizes = array("Q", [len(item) if item.isascii() else len(item.encode()) for item in items])
+    return keys, sizes
 
 
 def _key_string(key: bytes) -> str:
@@ -155,7 +165,7 @@ class _Split:
     def __init__(self, pre: _Items, post: _Items) -> None:
         remaining = Counter(post.keys)
         get = remaining.get
-        dropped: list[int] = []
+        dropped = array("Q")  # 8 bytes per index, not a 36-byte int object
         add = dropped.append
         for index, key in enumerate(pre.keys):
             left = get(key)
@@ -225,17 +235,21 @@ class CompactionReceipt:
         """
         self._require_open("seal")
         pre, post = self._pre, self._post
-        if pre is None or post is None:
+        if post is None:
             raise ReceiptSealError("call record_kept(post) before seal(); nothing was written")
+        if pre is None:
+            raise ReceiptSealError("an earlier seal() of this receipt failed; open a new receipt")
         _require_text(compactor=compactor, method=method)
-        split = _Split(pre, post)
-        self._check_claim(pre, split)
-        values, members = self._core(
-            pre, post, split, compactor=compactor, method=method, annotations=annotations
-        )
+        extra = None if annotations is None else _annotations(annotations)
+        values = self._values(pre, post, compactor=compactor, method=method)
+        self._pre = None  # free the per-item digests before the row is encoded
+        del pre
+        members = {key: [_jcs.dumps(value)] for key, value in values.items() if key != "dropped"}
+        members["dropped"] = _manifest_chunks(values["dropped"])
+        if extra is not None:
+            values["annotations"], members["annotations"] = extra
         values["receipt_digest"] = _receipt_digest(members)
         members["receipt_digest"] = [_jcs.dumps(values["receipt_digest"])]
-        self._pre = None  # free the per-item digests before the row is encoded
         values.update(_chain.append_row(Path(path), members, lock_timeout=lock_timeout))
         self._row = values
         return values
@@ -260,18 +274,13 @@ class CompactionReceipt:
                 "fix the compactor's drop list or leave record_dropped out. Nothing was written"
             )
 
-    def _core(
-        self,
-        pre: _Items,
-        post: _Items,
-        split: _Split,
-        *,
-        compactor: str,
-        method: str,
-        annotations: Mapping[str, Any] | None,
-    ) -> tuple[dict[str, Any], _chain.Members]:
+    def _values(
+        self, pre: _Items, post: _Items, *, compactor: str, method: str
+    ) -> dict[str, Any]:
+        split = _Split(pre, post)
+        self._check_claim(pre, split)
         manifest = pre.strings(split.dropped)
-        values: dict[str, Any] = {
+        return {
             "schema": RECEIPT_SCHEMA,
             "pre": {"count": pre.count, "bytes": pre.total, "digest": self._pre_digest},
             "post": {"count": post.count, "bytes": post.total, "digest": post.digest()},
@@ -281,13 +290,6 @@ class CompactionReceipt:
             "method": method,
             "opened_at": self._opened_at,
         }
-        members = {
-            key: [_jcs.dumps(value)] for key, value in values.items() if key != "dropped"
-        }
-        members["dropped"] = _manifest_chunks(values["dropped"])
-        if annotations is not None:
-            values["annotations"], members["annotations"] = _annotations(annotations)
-        return values, members
 
 
 def _require_text(**values: object) -> None:

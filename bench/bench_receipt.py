@@ -32,7 +32,7 @@ PHASES = ("open", "kept", "seal", "self", "content")
 def make_items(count: int, seed: int = 11) -> list[str]:
     """`count` distinct strings of about 200 bytes."""
     rnd = random.Random(seed)
-    words = "refund window order ticket account region status owner due summary agent".split()
+    words = ["refund", "window", "order", "ticket", "account", "region", "status", "owner"]
     text = " ".join(rnd.choice(words) for _ in range(200))
     return [f"{index:09d} {text[index % 400 : index % 400 + 190]}" for index in range(count)]
 
@@ -122,7 +122,7 @@ def build_chain(path: Path, rows: int) -> None:
     from compaction_guard.receipt import CompactionReceipt
 
     sealed = CompactionReceipt.open(make_items(4))
-    sealed.record_kept(make_items(4)[2:] + ["summary"])
+    sealed.record_kept([*make_items(4)[2:], "summary"])
     first = sealed.seal(path, compactor="bench", method="keep-newest")
     body = {k: v for k, v in first.items() if k not in _chain.CHAIN_FIELDS}
     members = {key: [_jcs.dumps(value)] for key, value in body.items()}
@@ -147,7 +147,8 @@ def chain_numbers(rows: int, directory: Path) -> dict[str, float]:
         start = time.perf_counter()
         report = verify_chain(path)
         times.append(time.perf_counter() - start)
-        assert report.ok and report.rows == rows, report.problems
+        assert report.ok, report.problems
+        assert report.rows == rows
     memory = json.loads(_run_self(sys.executable, "--chain-memory", str(path)))
     return {"median": statistics.median(times), "peak": memory["peak"], "bytes": path.stat().st_size}
 

@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 SIZES = (100, 1_000, 10_000, 100_000)
-SAMPLES = 5
-CALLS_PER_SAMPLE = 10_000  # small sizes repeat the call so one sample covers 10,000 messages
+SAMPLES = 7
+CALLS_PER_SAMPLE = 30_000  # small sizes repeat the call so one sample covers 30,000 messages
 BASELINE = "ctx-compact==0.1.0"
 
 Message = dict[str, Any]

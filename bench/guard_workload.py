@@ -73,12 +73,12 @@ def run_cell(cell: str) -> dict[str, Any]:
     if kind == "register":
         n = int(params[0])
         texts = constraints(n)
-        return {"ms": median_ms(lambda: cg.Guard(texts), 3)}
+        return {"ms": median_ms(lambda: cg.Guard(texts, max_block_tokens=10**7), 3)}
     messages, size, n = int(params[0]), int(params[1]), int(params[2])
     ctx = context(messages, size)
     compactor = {"compact": summary_compactor, "tenth": keep_newest_tenth,
                  "repin": identity}[kind]
-    guard = cg.Guard(constraints(n))
+    guard = cg.Guard(constraints(n), max_block_tokens=10**7)
     repeat = 5 if messages >= 2000 else 15
     compactor_ms = median_ms(lambda: compactor(ctx), repeat)
     out: dict[str, Any] = {}

@@ -193,19 +193,24 @@ def _strings(value: Any) -> Iterator[str]:
             yield from _strings(item)
 
 
-def run_case(case: dict[str, Any], detectors: Sequence[Any]) -> Outcome:
-    """Compact one case through a fresh Guard under REPAIR and read the case's finding."""
-    from compaction_guard import Guard
-    from compaction_guard.errors import BlockIntegrityError
+def compact_case(case: dict[str, Any], detectors: Sequence[Any], policy: str = "repair") -> tuple[Any, Any, Any]:
+    """Compact one case through a fresh Guard; return (guard, output, the case's finding)."""
+    from compaction_guard import Guard, Policy
 
-    guard = Guard([case["constraint"], *case["others"]], detectors=detectors)
+    guard = Guard([case["constraint"], *case["others"]], policy=Policy(policy), detectors=detectors)
     after = case["after"]
     out = guard.compact(copy.deepcopy(case["before"]), compactor=lambda _: copy.deepcopy(after))
-    invariant = next(inv for inv in guard.invariants() if inv.text == case["constraint"])
-    report = guard.last_report
-    if report is None:
-        raise RuntimeError("Guard.compact left no last_report")
-    finding = next(f for f in report.findings if f.invariant_id == invariant.id)
+    ids = {inv.text: inv.id for inv in guard.invariants()}
+    findings = guard.last_report.findings if guard.last_report is not None else ()
+    finding = next(f for f in findings if f.invariant_id == ids[case["constraint"]])
+    return guard, out, finding
+
+
+def run_case(case: dict[str, Any], detectors: Sequence[Any]) -> Outcome:
+    """Compact one case under REPAIR, read its finding and run the prevention check."""
+    from compaction_guard.errors import BlockIntegrityError
+
+    guard, out, finding = compact_case(case, detectors)
     try:
         guard.assert_present(out)
     except BlockIntegrityError:
@@ -217,7 +222,11 @@ def run_case(case: dict[str, Any], detectors: Sequence[Any]) -> Outcome:
 
 
 def run_tier(tier: Tier, cases: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Return one tier's section of results.json."""
+    """Return one tier's section of results.json.
+
+    A case whose REPAIR run raises is a prevention failure with the exception recorded;
+    its verdict is then read from a WARN run, which detects without repairing.
+    """
     if tier.why_not is not None:
         return {"ran": False, "why": tier.why_not}
     outcomes: dict[str, Outcome] = {}
@@ -227,7 +236,13 @@ def run_tier(tier: Tier, cases: Sequence[dict[str, Any]]) -> dict[str, Any]:
             outcomes[case["id"]] = run_case(case, tier.detectors)
         except Exception as exc:  # noqa: BLE001 - one failing case is recorded, not fatal
             errors[case["id"]] = f"{type(exc).__name__}: {exc}"
-            outcomes[case["id"]] = Outcome(ERROR, ERROR, canonical_present=False, assert_present_passed=False)
+            try:
+                _, _, finding = compact_case(case, tier.detectors, policy="warn")
+            except Exception:  # noqa: BLE001 - detection itself failed: no verdict
+                verdict, decided_by = ERROR, ERROR
+            else:
+                verdict, decided_by = finding.kind.value, finding.decided_by
+            outcomes[case["id"]] = Outcome(verdict, decided_by, canonical_present=False, assert_present_passed=False)
     return _tier_section(tier, cases, outcomes, errors)
 
 
@@ -237,7 +252,7 @@ def _tier_section(
     outcomes: dict[str, Outcome],
     errors: dict[str, str],
 ) -> dict[str, Any]:
-    columns = (*VERDICTS, ERROR) if errors else VERDICTS
+    columns = (*VERDICTS, ERROR) if any(o.verdict == ERROR for o in outcomes.values()) else VERDICTS
     confusion = {kind: dict.fromkeys(columns, 0) for kind in KINDS}
     false_certified = []
     for case in cases:
@@ -357,6 +372,7 @@ def _write(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
+        Path(tmp).chmod(0o644)  # mkstemp creates 0600; these files are committed and shared
         Path(tmp).replace(path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

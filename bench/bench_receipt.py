@@ -178,14 +178,16 @@ def arcaeon_numbers(count: int) -> dict[str, float] | None:
     if python is None:
         return None
     try:
-        return json.loads(_run_self(str(python), "--worker-arcaeon", str(count)))
+        output = _run_self(str(python), "--worker-arcaeon", str(count))
     except subprocess.CalledProcessError as exc:
         print(f"arcaeon worker failed: {exc.stderr.strip()[-500:]}", file=sys.stderr)
         return None
+    numbers: dict[str, float] = json.loads(output)
+    return numbers
 
 
 def _worker_arcaeon(count: int) -> None:
-    import arcaeon_compact  # only in bench/.cache/venv-arcaeon
+    import arcaeon_compact  # type: ignore[import-not-found]  # only in bench/.cache/venv-arcaeon
 
     with tempfile.TemporaryDirectory() as directory:
         print(json.dumps(time_phases(arcaeon_compact, count, Path(directory))))

@@ -46,7 +46,8 @@ APPENDIX_B = [
 
 
 def _double(bits: str) -> float:
-    return struct.unpack(">d", bytes.fromhex(bits))[0]
+    number: float = struct.unpack(">d", bytes.fromhex(bits))[0]
+    return number
 
 
 @pytest.mark.parametrize(("bits", "expected"), APPENDIX_B)

@@ -261,7 +261,7 @@ def test_seal_annotations_refuse_values_that_would_not_read_back(log: Path) -> N
 
 def test_seal_annotations_must_be_a_mapping(log: Path) -> None:
     with pytest.raises(TypeError, match="mapping"):
-        _seal(log, TURNS, TURNS, annotations=["not", "a", "mapping"])  # type: ignore[arg-type]
+        _seal(log, TURNS, TURNS, annotations=["not", "a", "mapping"])
 
 
 @pytest.mark.parametrize(

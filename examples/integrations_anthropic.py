@@ -13,7 +13,8 @@ guard = cg.Guard([
     "The budget cap for this run is $500.",
     "The database orders_prod is production. Read-only queries only.",
 ])
-summary = "The user is analysing orders in orders_prod (read-only). Budget: $5000."
+summary = ("The user is analysing orders. The budget cap for this run is $5000. "
+           "The database orders_prod is production.")
 
 try:
     from anthropic.types.beta import BetaCompactionBlock, BetaMessage, BetaUsage

@@ -25,7 +25,7 @@ summarization = SummarizationMiddleware(
     trigger=("messages", 6),
     keep=("messages", 2),
     # Stand-in for the summary model: it keeps the task and gets the budget wrong.
-    summarizer=lambda _messages: "We are analysing orders; the budget is $5000.",
+    summarizer=lambda _messages: "We are analysing orders. The budget cap for this run is $5000.",
 )
 agent = create_agent(
     model, tools=[], middleware=[guard_middleware(summarization, guard)],

@@ -40,7 +40,7 @@ def test_verify_and_reassert_reads_the_sdk_paused_response() -> None:
     assert report.mode is Mode.REASSERTED
     finding = report.finding(_cap_id(guard))
     assert finding is not None
-    assert finding.kind not in {Kind.PRESERVED, Kind.PARAPHRASED}
+    assert finding.kind is Kind.MUTATED
     assert guard.last_report is report
     assert_one_current_block([continuation], guard)
 
@@ -94,14 +94,13 @@ def test_verify_and_reassert_block_param_without_content_is_reported_unobserved(
     assert report.mode is Mode.UNOBSERVED
 
 
-def test_verify_and_reassert_empty_summary_certifies_nothing() -> None:
-    """Documented outcome: an empty summary is checked, noted, and no constraint survives it."""
+def test_verify_and_reassert_empty_summary_reports_every_constraint_dropped() -> None:
+    """Documented outcome: an empty summary is checked and noted; nothing survived it."""
     guard = Guard(CONSTRAINTS)
     report, continuation = verify_and_reassert(guard, "")
     assert report.mode is Mode.REASSERTED
     assert report.note == "the summary text is empty"
-    assert len(report.findings) == len(CONSTRAINTS)
-    assert not {f.kind for f in report.findings} & {Kind.PRESERVED, Kind.PARAPHRASED}
+    assert [f.kind for f in report.findings] == [Kind.DROPPED] * len(CONSTRAINTS)
     assert_one_current_block([continuation], guard)
 
 

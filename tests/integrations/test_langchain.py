@@ -81,7 +81,7 @@ def lookup(query: str) -> str:
 class Summariser:
     """A summariser callable that records its calls; `fail=True` makes it raise."""
 
-    def __init__(self, text: str = "The user asked questions; the cap is $5000.",
+    def __init__(self, text: str = "The user asked questions. The budget cap for this run is $5000.",
                  *, fail: bool = False) -> None:
         self.text = text
         self.fail = fail
@@ -188,7 +188,7 @@ def test_guard_middleware_report_classifies_the_summary() -> None:
     cap = next(inv.id for inv in guard.invariants() if inv.text == CAP)
     finding = report.finding(cap)
     assert finding is not None
-    assert finding.kind not in {Kind.PRESERVED, Kind.PARAPHRASED}
+    assert finding.kind is Kind.MUTATED
 
 
 def test_guard_middleware_block_never_splits_a_tool_call_pair() -> None:

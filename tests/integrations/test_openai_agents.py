@@ -66,7 +66,7 @@ def _block_texts(items: list[Any]) -> list[str]:
 
 def summarise(items: list[Any]) -> list[Any]:
     """Keep the newest two items after a summary that turns $500 into $5000."""
-    return [_user("Summary so far: the cap is $5000."), *items[-2:]]
+    return [_user("Summary so far. The budget cap for this run is $5000."), *items[-2:]]
 
 
 async def _fill(session: GuardedSession, turns: int) -> None:
@@ -112,7 +112,7 @@ def test_guarded_session_compacts_past_trigger_with_one_verified_block(
 
     items = asyncio.run(run())
     assert_one_current_block(_block_texts(items), guard)
-    assert items[0] == _user("Summary so far: the cap is $5000.")
+    assert items[0] == _user("Summary so far. The budget cap for this run is $5000.")
     report = guard.last_report
     assert report is not None
     assert report.mode is Mode.OWNED
@@ -120,7 +120,7 @@ def test_guarded_session_compacts_past_trigger_with_one_verified_block(
     cap = next(inv.id for inv in guard.invariants() if inv.text == CAP)
     finding = report.finding(cap)
     assert finding is not None
-    assert finding.kind not in {Kind.PRESERVED, Kind.PARAPHRASED}
+    assert finding.kind is Kind.MUTATED
 
 
 def test_guarded_session_under_trigger_leaves_history_alone(sqlite: SQLiteSession) -> None:
@@ -213,7 +213,7 @@ def test_guarded_session_raise_policy_refusal_leaves_history_as_it_was(
     session = GuardedSession(sqlite, guard, compactor=summarise, trigger_tokens=200)
 
     async def run() -> None:
-        await session.add_items([_user(f"{CAP} {READ_ONLY}")])
+        await session.add_items([_user(f"{CAP} {READ_ONLY}"), _assistant("noted")])
         before = await sqlite.get_items()
         with pytest.raises(InvariantViolation):
             await session.add_items([_user("y" * 900)])

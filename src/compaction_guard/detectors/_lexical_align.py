@@ -1,0 +1,253 @@
+"""Constraint parts and their alignment to a window of summary sentences.
+
+A part is one sentence of a registered constraint. Aligning it to a window says which
+of its content words the window carries, where, in what order, and which clauses of
+the window speak about it (the region whose modality counts).
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import functools
+from collections import Counter
+from dataclasses import dataclass
+
+from compaction_guard.anchors import is_identifier, is_soft_identifier
+from compaction_guard.detectors._lexical_index import lookup_keys
+from compaction_guard.detectors._lexical_lexicon import (
+    GENERIC,
+    READ_VERBS,
+    RELATIONS,
+    STOPWORDS,
+    WRITE_VERBS,
+    concept,
+)
+from compaction_guard.detectors._lexical_modality import NEGATIVE, Mark, Modality
+from compaction_guard.detectors._lexical_text import ID, Analysis, analyse
+from compaction_guard.normalize import detection_form, fold_whitespace, sentence_spans
+
+__all__ = ["Alignment", "Part", "align", "parts_of", "region_marks"]
+
+_GENERIC_WEIGHT = 0.25
+_ID_WEIGHT = 3.0
+_SOFT_WEIGHT = 2.0
+_LONG_WORD = 7
+# Words that carry the topic of a read-only rule: what it forbids and what it allows.
+ACCESS_KEYS = frozenset(concept(word) for word in WRITE_VERBS | READ_VERBS)
+_FRAMING = frozenset({Modality.CONDITION, Modality.HEDGE, Modality.SOFT_FORBID, Modality.LIFT})
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One sentence of a constraint, ready to compare."""
+
+    text: str
+    analysis: Analysis
+    content: tuple[int, ...]
+    weights: tuple[float, ...]
+    total: float
+    lookup: frozenset[str]
+    probes: tuple[str, ...]
+    significant: tuple[int, ...]
+    classes: Counter[Modality]
+    parity: int
+    family: frozenset[str] = frozenset()
+
+    @property
+    def key_count(self) -> int:
+        """Number of distinct content keys."""
+        return len({self.analysis.keys[i] for i in self.content})
+
+
+@functools.lru_cache(maxsize=4096)
+def parts_of(text: str) -> tuple[Part, ...]:
+    """Return the parts of a constraint text; sentences without content join the previous."""
+    folded = detection_form(text)
+    pieces = [fold_whitespace(folded[a:b]) for a, b in sentence_spans(folded)]
+    parts: list[Part] = []
+    for piece in pieces or [fold_whitespace(folded)]:
+        part = _part(piece)
+        if parts and not part.content and not part.analysis.values:
+            parts[-1] = _part(parts[-1].text + " " + piece)
+            continue
+        parts.append(part)
+    # Every part may meet the other parts' words in a shared sentence; they are not extra.
+    family = frozenset(p.analysis.keys[i] for p in parts for i in p.content)
+    return tuple(dataclasses.replace(part, family=family) for part in parts)  # type: ignore[arg-type]
+
+
+def _part(text: str) -> Part:
+    analysis = analyse(text)
+    content = tuple(i for i, key in enumerate(analysis.keys) if key is not None)
+    weights = tuple(
+        _GENERIC_WEIGHT if analysis.keys[i] in GENERIC else _weight(analysis.tokens[i])
+        for i in content
+    )
+    significant = tuple(
+        i
+        for i, token in enumerate(analysis.tokens)
+        if token not in STOPWORDS or token in RELATIONS
+    )
+    marks = [m for m in analysis.marks if m.modality is not Modality.LIFT_VERB]
+    classes = Counter(mark.modality for mark in marks)
+    parity = sum(1 for mark in marks if mark.modality in NEGATIVE) % 2
+    return Part(
+        text=text,
+        analysis=analysis,
+        content=content,
+        weights=weights,
+        total=sum(weights) or 1.0,
+        lookup=_lookup(analysis, content),
+        probes=_probes(analysis),
+        significant=significant,
+        classes=classes,
+        parity=parity,
+    )
+
+
+def _lookup(analysis: Analysis, content: tuple[int, ...]) -> frozenset[str]:
+    values = [t for v in analysis.values for t in analysis.tokens[v.start : v.end]]
+    keys = lookup_keys([*(analysis.tokens[i] for i in content), *values])
+    keys |= {key for key in analysis.keys if key is not None and key.startswith("~")}
+    if "~readonly" in analysis.keys:
+        keys |= ACCESS_KEYS
+    return keys
+
+
+def _weight(token: str) -> float:
+    if is_identifier(token):
+        return _ID_WEIGHT
+    if is_soft_identifier(token):
+        return _SOFT_WEIGHT
+    return 1.5 if len(token) >= _LONG_WORD else 1.0
+
+
+def _probes(analysis: Analysis) -> tuple[str, ...]:
+    """Return substrings that find this part's sentences in a large text, best first."""
+    ranked: list[tuple[float, str]] = []
+    for index, key in enumerate(analysis.keys):
+        if key is None or key.startswith("~"):
+            continue
+        token = analysis.tokens[index]
+        if key.startswith(ID) or is_soft_identifier(token):
+            ranked.append((100.0 + len(token), token))
+        elif len(token) >= 4:  # noqa: PLR2004 - short words find too much
+            probe = token[:-1] if token[-1] in "sdey" and len(token) > 5 else token  # noqa: PLR2004
+            ranked.append((float(len(token)), probe))
+    ranked.sort(reverse=True)
+    seen: list[str] = []
+    for _, probe in ranked:
+        if probe not in seen:
+            seen.append(probe)
+    return tuple(seen)
+
+
+@dataclass(frozen=True, slots=True)
+class Alignment:
+    """Where a part's content words sit in a window."""
+
+    matches: dict[int, int]
+    covered: frozenset[int]
+    coverage: float
+    complete: bool
+    matched_keys: int
+    inversions: int
+    topic_clauses: frozenset[int]
+    region: frozenset[int]
+
+
+def align(part: Part, window: Analysis) -> Alignment:
+    """Match each content token of `part` to a window token with the same key, in order."""
+    keys = part.analysis.keys
+    matches: dict[int, int] = {}
+    covered: set[int] = set()
+    matched_weight = 0.0
+    last = -1
+    inversions = 0
+    for index, weight in zip(part.content, part.weights, strict=True):
+        positions, width = _positions(part.analysis.tokens[index], keys[index], window)
+        if not positions:
+            continue
+        nxt = bisect.bisect_right(positions, last)
+        if nxt < len(positions):
+            position = positions[nxt]
+        else:
+            position = positions[0]
+            inversions += 1
+        last = max(last, position)
+        matches[index] = position
+        covered.update(range(position, position + width))
+        matched_weight += weight
+    topic = frozenset(window.clauses[p] for p in matches.values())
+    matched_keys = len({keys[i] for i in matches})
+    complete = all(i in matches or keys[i] in GENERIC for i in part.content)
+    return Alignment(
+        matches=matches,
+        covered=frozenset(covered),
+        coverage=matched_weight / part.total,
+        complete=complete,
+        matched_keys=matched_keys,
+        inversions=inversions,
+        topic_clauses=topic,
+        region=_region(window, topic),
+    )
+
+
+def _positions(token: str, key: str | None, window: Analysis) -> tuple[list[int], int]:
+    """Return where `key` sits in the window and how many tokens each match spans."""
+    positions = window.positions.get(key or "")
+    if positions:
+        return positions, 1
+    if key == "~readonly":
+        # A read-only rule is carried by what it says about writing or reading.
+        found = [i for i, k in enumerate(window.keys) if k in ACCESS_KEYS]
+        return found, 1
+    return _variant(token, window)
+
+
+def _variant(token: str, window: Analysis) -> tuple[list[int], int]:
+    """Find a soft identifier written with spaces or without its hyphens."""
+    if not is_soft_identifier(token):
+        return [], 1
+    pieces = token.split("-")
+    joined = "".join(pieces)
+    tokens = window.tokens
+    for index, candidate in enumerate(tokens):
+        if candidate == joined:
+            return [index], 1
+        if candidate == pieces[0] and list(tokens[index : index + len(pieces)]) == pieces:
+            return [index], len(pieces)
+    return [], 1
+
+
+def _region(window: Analysis, topic: frozenset[int]) -> frozenset[int]:
+    """Topic clauses plus the clauses that frame them (wrappers, conditions, hedges)."""
+    if not topic:
+        return topic
+    has_content: set[int] = set()
+    first_token: dict[int, int] = {}
+    for index, (key, clause) in enumerate(zip(window.keys, window.clauses, strict=True)):
+        first_token.setdefault(clause, index)
+        if key is not None:
+            has_content.add(clause)
+    region = set(topic)
+    for clause, first in first_token.items():
+        if clause not in has_content:
+            region.add(clause)
+            continue
+        mark = window.mark_at[first]
+        if mark >= 0 and window.marks[mark].modality in _FRAMING:
+            region.add(clause)
+    return frozenset(region)
+
+
+def region_marks(window: Analysis, alignment: Alignment) -> list[Mark]:
+    """Return the window's marks inside the region, minus lift verbs that are content."""
+    matched = set(alignment.matches.values())
+    return [
+        mark
+        for mark in window.marks
+        if window.clauses[mark.start] in alignment.region
+        and not (mark.modality is Modality.LIFT_VERB and mark.start in matched)
+    ]

@@ -1,0 +1,228 @@
+"""The per-view sentence index: built once per view, shared by every constraint.
+
+A site of up to `FULL_INDEX_LIMIT` characters is cut into sentences and indexed by
+content key up front. A larger site is only case-folded; a constraint finds its
+sentences there by substring probes for its rarest tokens, and only the lines around
+a hit are cut into sentences.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from compaction_guard.anchors import identifier_parts, is_identifier, is_soft_identifier
+from compaction_guard.detectors._lexical_text import Analysis, analyse, token_key
+from compaction_guard.normalize import detection_form, fold_whitespace, sentence_spans, tokenize
+from compaction_guard.taxonomy import Site
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from compaction_guard.view import Passage, SummaryView
+
+__all__ = ["FULL_INDEX_LIMIT", "NUMBER", "PART", "Sentence", "ViewIndex", "lookup_keys"]
+
+FULL_INDEX_LIMIT = 262_144
+PART = "part:"
+_PROBE_HIT_LIMIT = 2_000
+_PROBES = 2
+_MIN_PART = 3
+
+
+@dataclass(slots=True)
+class Sentence:
+    """One sentence of the compacted context and where it lives."""
+
+    text: str
+    site: Site
+    tool: bool
+    keys: frozenset[str]
+    analysis: Analysis | None = None
+
+    def analysed(self) -> Analysis:
+        """Return (and keep) the full analysis of this sentence."""
+        if self.analysis is None:
+            self.analysis = analyse(self.text)
+        return self.analysis
+
+
+# Bound words share one key, so "cap", "limit" and "at most" find each other.
+_BOUND_KEYS = {word: "~max" for word in ("cap", "caps", "capped", "limit", "limits", "maximum")}
+_BOUND_KEYS |= {word: "~max" for word in ("max", "ceiling", "most", "exceed", "exceeds")}
+_BOUND_KEYS |= {word: "~min" for word in ("minimum", "min", "least", "floor")}
+_BOUND_KEYS |= {"read-only": "~readonly", "readonly": "~readonly"}
+NUMBER = "num:"
+
+
+def lookup_keys(tokens: Iterable[str]) -> frozenset[str]:
+    """Return the index keys of `tokens`: content keys, identifier parts, bounds, numbers."""
+    keys: set[str] = set()
+    for token in tokens:
+        bound = _BOUND_KEYS.get(token)
+        if bound is not None:
+            keys.add(bound)
+        if any(ch.isdigit() for ch in token):
+            keys.add(NUMBER + "".join(ch for ch in token if ch.isdigit())[:12])
+        key = token_key(token)
+        if key is None:
+            continue
+        keys.add(key)
+        if is_identifier(token) or is_soft_identifier(token):
+            keys.update(PART + part for part in identifier_parts(token) if len(part) >= _MIN_PART)
+    return frozenset(keys)
+
+
+@dataclass(slots=True)
+class _ProbeArea:
+    """A large site: its folded text, and the lines cut into sentences so far."""
+
+    site: Site
+    text: str
+    passage_starts: list[int]
+    tools: list[bool]
+    hits: dict[str, list[int]] = field(default_factory=dict)
+    lines: dict[int, list[int]] = field(default_factory=dict)
+
+
+class ViewIndex:
+    """The sentences of one SummaryView, found by content key or by probe."""
+
+    def __init__(self, view: SummaryView) -> None:
+        self.sentences: list[Sentence] = []
+        self._postings: dict[str, list[int]] = {}
+        self._next: dict[int, int] = {}
+        self._probe_areas: list[_ProbeArea] = []
+        # sentence id -> (probe area, line start, position in line), for probed sentences
+        self._place: dict[int, tuple[_ProbeArea, int, int]] = {}
+        self._ends: dict[int, int] = {}
+        for site in (Site.SUMMARY, Site.RETAINED):
+            passages = [p for p in view.passages if p.site is site]
+            if sum(len(p.text) for p in passages) > FULL_INDEX_LIMIT:
+                self._probe_areas.append(_probe_area(site, passages))
+            else:
+                self._index_all(site, passages)
+
+    def _index_all(self, site: Site, passages: Sequence[Passage]) -> None:
+        previous = -1
+        for passage in passages:
+            folded = detection_form(passage.text)
+            for start, end in sentence_spans(folded):
+                sid = self._add(folded[start:end], site, passage.tool)
+                if previous >= 0:
+                    self._next[previous] = sid
+                previous = sid
+                for key in self.sentences[sid].keys:
+                    self._postings.setdefault(key, []).append(sid)
+
+    def _add(self, raw: str, site: Site, tool: bool) -> int:  # noqa: FBT001
+        text = fold_whitespace(raw)
+        self.sentences.append(Sentence(text, site, tool, lookup_keys(tokenize(text))))
+        return len(self.sentences) - 1
+
+    def candidates(self, keys: frozenset[str], probes: Sequence[str]) -> dict[int, int]:
+        """Return {sentence id: number of `keys` it shares}, for sentences sharing any."""
+        shared: dict[int, int] = {}
+        for key in keys:
+            for sid in self._postings.get(key, ()):
+                shared[sid] = shared.get(sid, 0) + 1
+        for area in self._probe_areas:
+            for sid in self._probe(area, probes):
+                common = len(keys & self.sentences[sid].keys)
+                if common:
+                    shared[sid] = common
+        return shared
+
+    def next_id(self, sid: int) -> int | None:
+        """Return the id of the sentence after `sid` in the same site, or None at the end."""
+        if sid in self._next:
+            return self._next[sid]
+        place = self._place.get(sid)
+        if place is None:
+            return None
+        area, line_start, position = place
+        line = area.lines[line_start]
+        if position + 1 < len(line):
+            return line[position + 1]
+        following = _next_line_start(area.text, line_start)
+        if following is None:
+            return None
+        return self._line(area, following)[0]
+
+    def _probe(self, area: _ProbeArea, probes: Sequence[str]) -> set[int]:
+        found: set[int] = set()
+        used = 0
+        for probe in probes:
+            hits = area.hits.get(probe)
+            if hits is None:
+                hits = _find_all(area.text, probe, _PROBE_HIT_LIMIT + 1)
+                area.hits[probe] = hits
+            if len(hits) > _PROBE_HIT_LIMIT:
+                continue
+            for position in hits:
+                found.add(self._sentence_at(area, position))
+            used += 1
+            if used == _PROBES:
+                break
+        return found
+
+    def _sentence_at(self, area: _ProbeArea, position: int) -> int:
+        line_start = area.text.rfind("\n", 0, position) + 1
+        sids = self._line(area, line_start)
+        offset = position - line_start
+        for sid in sids:
+            if self._ends[sid] > offset:
+                return sid
+        return sids[-1]
+
+    def _line(self, area: _ProbeArea, line_start: int) -> list[int]:
+        sids = area.lines.get(line_start)
+        if sids is not None:
+            return sids
+        text = area.text
+        line_end = text.find("\n", line_start)
+        line_end = len(text) if line_end < 0 else line_end
+        line = text[line_start:line_end]
+        passage = bisect.bisect_right(area.passage_starts, line_start) - 1
+        sids = []
+        for start, end in sentence_spans(line) or [(0, len(line))]:
+            sid = self._add(line[start:end], area.site, area.tools[passage])
+            self._place[sid] = (area, line_start, len(sids))
+            self._ends[sid] = end
+            sids.append(sid)
+        area.lines[line_start] = sids
+        return sids
+
+
+def _probe_area(site: Site, passages: Sequence[Passage]) -> _ProbeArea:
+    pieces: list[str] = []
+    starts: list[int] = []
+    offset = 0
+    for passage in passages:
+        folded = detection_form(passage.text)
+        starts.append(offset)
+        pieces.append(folded)
+        offset += len(folded) + 2
+    return _ProbeArea(site, "\n\n".join(pieces), starts, [p.tool for p in passages])
+
+
+def _find_all(text: str, needle: str, limit: int) -> list[int]:
+    hits: list[int] = []
+    position = text.find(needle)
+    while position >= 0 and len(hits) < limit:
+        hits.append(position)
+        position = text.find(needle, position + 1)
+    return hits
+
+
+def _next_line_start(text: str, line_start: int) -> int | None:
+    cursor = text.find("\n", line_start)
+    while 0 <= cursor < len(text) - 1:
+        start = cursor + 1
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        if text[start:end].strip():
+            return start
+        cursor = end
+    return None

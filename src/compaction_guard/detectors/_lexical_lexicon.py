@@ -1,0 +1,206 @@
+"""Word lists the lexical layer reads: function words, light words, synonyms, antonyms.
+
+All lists are general English and general engineering vocabulary; none is tuned to one
+corpus. Words are stored as `normalize.stem` stems.
+"""
+
+from __future__ import annotations
+
+from compaction_guard.normalize import stem
+
+__all__ = [
+    "ANAPHORS",
+    "ANTONYMS",
+    "GENERIC",
+    "LIGHT",
+    "READ_VERBS",
+    "RELATIONS",
+    "RULE_NOUNS",
+    "STOPWORDS",
+    "WRITE_VERBS",
+    "concept",
+]
+
+
+def _stems(words: str) -> frozenset[str]:
+    return frozenset(stem(word) for word in words.split())
+
+
+# Function words: never content, and insignificant when a near-verbatim copy drops one.
+STOPWORDS = frozenset(
+    """
+    a an the this that these those is are was were be been being am it its it's of
+    and or but so than then there here their they them we us our you your i me my he she
+    his her him who whom which what whose will would do does did done doing has have had
+    having also too very just such up down out off yet both either etc e.g i.e same own
+    let lets let's please kindly s t as any own whether how why where when else other
+    others anyone anybody anything nobody someone somebody something everybody once
+    """.split(),
+) | frozenset(
+    # Prepositions are function words for topic and coverage, but a near-verbatim copy
+    # must keep them: "from staging to prod" is not "from prod to staging".
+    """
+    to from into onto in on at for by with within without before after during until
+    since over under above below between except per through across outside inside via
+    against toward towards about like upon
+    """.split(),
+)
+RELATIONS = frozenset(
+    """
+    to from into onto in on at for by with within without before after during until
+    since over under above below between except per through across outside inside via
+    against toward towards and or nor not no
+    """.split(),
+)
+# Words that report or frame a rule without changing it ("the user said", "key decision").
+LIGHT = _stems(
+    """
+    user users agent assistant model we you i team said says say asked asks ask told tell
+    tells instructed instruction instructions requested wants want wanted insisted
+    specified stated stressed emphasized emphasised mentioned noted note notes reminder
+    remind reminded remember important importantly key decision decisions constraint
+    constraints rule rules requirement guardrail guardrails agreed confirmed clarified
+    explicitly still continue continues remain remains stay stays currently now going
+    forward already previously earlier established per according session task
+    conversation context summary again set clear clearly reiterated reiterate repeated
+    standing firm hard policy policies directive explicit throughout overall current
+    across summary summarized summarised recap recapped background status update
+    carried in-force effect place keep keeps kept use uses using
+    used run runs running ran perform performed happen happens occur occurs appear appears
+    go goes get gets done
+    """,
+)
+RULE_NOUNS = _stems(
+    """
+    rule constraint restriction requirement policy limit cap ban prohibition instruction
+    guideline guardrail condition directive mandate freeze block lock cap budget
+    """,
+)
+ANAPHORS = frozenset({"this", "that", "it", "these", "those", "which", "such"})
+WRITE_VERBS = _stems(
+    """
+    write writes writing written modify modifies modifying modified update updates updating
+    updated insert inserts inserting delete deletes deleting deleted mutate mutation alter
+    alters altered change changes changing changed drop dropping truncate edit edits
+    editing edited upsert create creates creating ddl dml migration migrations
+    """,
+)
+READ_VERBS = _stems("read reads reading select selects query queries querying")
+
+_GROUPS = (
+    "prod production live",
+    "staging stage preprod pre-prod",
+    "dev development",
+    "env environment",
+    "db database datastore",
+    "repo repository",
+    "config configuration settings conf",
+    "cred creds credential credentials",
+    "delete remove erase purge wipe destroy",
+    "modify change alter edit update mutate",
+    "share disclose expose reveal leak divulge",
+    "deploy deployment deploys release releases ship rollout",
+    "approve approval approvals sign-off signoff authorization authorisation",
+    "run execute",
+    "use utilize utilise employ leverage",
+    "spend spending budget cost costs expense expenses expenditure outlay",
+    "customer customers client clients",
+    "pii personal",
+    "email e-mail mail",
+    "log logs logging",
+    "mask redact anonymize anonymise obfuscate scrub pseudonymize pseudonymise",
+    "store save persist retain retention",
+    "request requests call calls req",
+    "retry retries reattempt",
+    "notify alert inform",
+    "encrypt encryption encrypted",
+    "message messages msg",
+    "document doc docs documentation",
+    "server host machine instance",
+    "folder directory dir",
+    "test tests testing",
+    "vendor vendors supplier suppliers provider providers",
+    "invoice bill",
+    "purchase buy",
+    "password passphrase",
+    "timeout time-out",
+    "concurrent concurrency parallel simultaneous",
+    "reply respond response answer",
+    "contact reach",
+    "week weekly",
+    "day daily",
+    "month monthly",
+    "hour hourly",
+    "year yearly annual annually",
+    "external third-party",
+    "transfer move",
+    "backup backups snapshot snapshots",
+    "access accessing accessed",
+    "fund funds money",
+    "refund refunds",
+    "card cards",
+)
+_CONCEPTS: dict[str, str] = {}
+for _group in _GROUPS:
+    _words = _group.split()
+    for _word in _words:
+        _CONCEPTS.setdefault(stem(_word), stem(_words[0]))
+
+
+def concept(word_stem: str) -> str:
+    """Return the synonym group of a stem (its first member), or the stem itself."""
+    return _CONCEPTS.get(word_stem, word_stem)
+
+
+# Head nouns that name a kind of thing; "orders_prod database" says no more than
+# "orders_prod", so a paraphrase may add one.
+GENERIC = frozenset(
+    concept(word)
+    for word in _stems(
+        """
+        database db table tables service system environment env account file folder
+        directory repository repo channel server cluster bucket instance endpoint api
+        project tool data value amount number setting option flag branch region zone
+        resource record item process job thing access version total overall old older age
+    aged
+        """,
+    )
+)
+_ANTONYM_PAIRS = (
+    ("before", "after"),
+    ("above", "below"),
+    ("more", "less"),
+    ("more", "fewer"),
+    ("higher", "lower"),
+    ("greater", "less"),
+    ("inside", "outside"),
+    ("include", "exclude"),
+    ("including", "excluding"),
+    ("enable", "disable"),
+    ("enabled", "disabled"),
+    ("encrypt", "decrypt"),
+    ("encrypted", "unencrypted"),
+    ("encrypted", "plaintext"),
+    ("public", "private"),
+    ("increase", "decrease"),
+    ("upper", "lower"),
+    ("earliest", "latest"),
+    ("allowlist", "denylist"),
+    ("whitelist", "blacklist"),
+    ("accept", "reject"),
+    ("internal", "external"),
+    ("masked", "unmasked"),
+    ("redacted", "unredacted"),
+    ("mask", "unmask"),
+    ("redact", "unredact"),
+    ("lock", "unlock"),
+    ("locked", "unlocked"),
+    ("approved", "unapproved"),
+    ("authenticated", "unauthenticated"),
+    ("signed", "unsigned"),
+    ("verified", "unverified"),
+)
+ANTONYMS: dict[str, frozenset[str]] = {}
+for _left, _right in _ANTONYM_PAIRS:
+    for _a, _b in ((_left, _right), (_right, _left)):
+        ANTONYMS[stem(_a)] = ANTONYMS.get(stem(_a), frozenset()) | {stem(_b)}

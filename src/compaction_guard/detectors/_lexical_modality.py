@@ -1,0 +1,288 @@
+"""Modality, scope and polarity words for the lexical layer, found as token phrases.
+
+Each phrase maps to one `Modality`. Phrases are matched longest first, so `must not`
+is one FORBID mark and `no more than` one MAX mark, never a negation plus a bound.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from compaction_guard.anchors import is_numeric
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+__all__ = ["NEGATIVE", "STRONG", "Mark", "Modality", "find_modality"]
+
+
+class Modality(StrEnum):
+    """What a phrase does to the force, scope or polarity of a statement."""
+
+    FORBID = "forbid"
+    OBLIGE = "oblige"
+    ALLOW = "allow"
+    OPTIONAL = "optional"
+    HEDGE = "hedge"
+    SOFT_FORBID = "soft_forbid"
+    ONLY = "only"
+    MAX = "max"
+    MIN = "min"
+    UNIVERSAL = "universal"
+    PARTIAL = "partial"
+    READONLY = "readonly"
+    WRITE = "write"
+    CONDITION = "condition"
+    APPROX = "approx"
+    LIFT = "lift"
+    LIFT_VERB = "lift_verb"
+    EXTEND = "extend"
+    NEGATION = "negation"
+
+
+# Marks that flip polarity: parity of their count is the statement's polarity.
+NEGATIVE = frozenset({Modality.FORBID, Modality.SOFT_FORBID, Modality.OPTIONAL, Modality.NEGATION})
+# Full-force directives; with equal polarity, any one stands for any other.
+STRONG = frozenset({Modality.FORBID, Modality.OBLIGE})
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """One modality phrase at tokens [start, end)."""
+
+    modality: Modality
+    start: int
+    end: int
+
+
+_M = Modality
+_PHRASES: dict[str, tuple[Modality, ...]] = {
+    _M.FORBID: (
+        "never", "must not", "mustn't", "must never", "shall not", "shan't", "shall never",
+        "do not", "don't", "cannot", "can't", "can not", "may not", "will not", "won't",
+        "not allowed", "not permitted", "forbidden", "forbid", "forbids", "prohibited",
+        "prohibit", "prohibits", "banned", "disallowed", "off-limits", "off limits",
+        "under no circumstances", "no", "refrain from", "must avoid", "is not to",
+        "are not to", "not to be", "never ever", "not ever", "at no time", "do not ever",
+        "may never", "can never", "should under no circumstances",
+    ),
+    _M.OBLIGE: (
+        "must", "shall", "required", "require", "requires", "requirement", "mandatory",
+        "need to", "needs to", "need", "needs", "have to", "has to", "always", "ensure",
+        "ensures", "make sure", "be sure to", "obliged", "obligated", "compulsory",
+        "is to", "are to", "strictly", "at all times", "is essential", "without fail",
+        "needed", "necessary", "must always", "will always",
+    ),
+    _M.ALLOW: (
+        "may", "can", "allowed", "allow", "allows", "permitted", "permit", "permits",
+        "permissible", "ok", "okay", "fine", "acceptable", "free to", "feel free",
+        "go ahead", "welcome to", "authorized", "authorised", "no problem", "is fine",
+        "no restriction", "no restrictions", "up to you", "at your discretion",
+    ),
+    _M.OPTIONAL: (
+        "optional", "optionally", "not required", "not necessary", "no need", "not needed",
+        "need not", "needn't", "don't have to", "do not have to", "doesn't have to",
+        "does not have to", "not mandatory", "not obligatory", "not essential",
+        "unnecessary", "not a requirement", "no longer required", "no requirement",
+    ),
+    _M.HEDGE: (
+        "should", "ought to", "ideally", "try to", "try", "tries", "trying", "attempt to",
+        "where possible", "if possible", "when possible", "whenever possible",
+        "as much as possible", "as far as possible", "where feasible", "if feasible",
+        "when feasible", "where practical", "if practical", "when practical",
+        "where appropriate", "if appropriate", "when appropriate", "as appropriate",
+        "if convenient", "when convenient", "if you can", "when you can", "preferably",
+        "prefer", "prefers", "preferred", "generally", "usually", "typically", "normally",
+        "mostly", "often", "in general", "for the most part", "recommended", "recommend",
+        "recommends", "advised", "advisable", "encouraged", "suggested", "suggest",
+        "consider", "might", "could", "aim to", "aims to", "strive to", "best effort",
+        "best-effort", "nice to have", "nice-to-have", "rule of thumb", "guideline",
+        "by default", "hopefully", "within reason", "if it makes sense",
+        "where it makes sense", "as needed", "if needed", "when needed", "ideal",
+        "soft limit", "soft cap", "loosely", "flexible", "tentatively", "for now",
+        "if at all possible", "where you can", "as a rule",
+    ),
+    _M.SOFT_FORBID: (
+        "should not", "shouldn't", "should never", "should avoid", "avoid", "avoids",
+        "avoiding", "try not to", "try to avoid", "prefer not to", "discouraged",
+        "not recommended", "inadvisable", "ideally not", "best not", "better not",
+        "preferably not", "minimize", "minimise", "rarely", "seldom", "sparingly",
+        "be careful", "careful", "cautious", "limit the use",
+    ),
+    _M.ONLY: (
+        "only", "exclusively", "solely", "restricted to", "limited to", "nothing but",
+        "nothing other than", "no other", "sole", "nothing else", "alone",
+    ),
+    _M.MAX: (
+        "at most", "no more than", "not more than", "maximum", "max", "cap", "caps",
+        "capped", "ceiling", "limit", "limits", "not exceed", "not to exceed",
+        "never exceed", "do not exceed", "don't exceed", "must not exceed", "cannot exceed",
+        "can't exceed", "shall not exceed", "may not exceed", "won't exceed",
+        "must never exceed", "not go over", "never go over", "or less", "or fewer",
+        "or lower", "or below", "or under", "no later than", "upper bound", "upper limit",
+        "hard cap", "hard limit", "<=", "must stay under", "must stay below",
+        "must stay within", "must remain under", "must remain below",
+    ),
+    _M.MIN: (
+        "at least", "no less than", "not less than", "no fewer than", "not fewer than",
+        "minimum", "min", "floor", "or more", "or greater", "or higher", "or above",
+        "or longer", "lower bound", "no earlier than", ">=",
+    ),
+    _M.UNIVERSAL: (
+        "all", "every", "each", "in all cases", "without exception", "no exceptions",
+        "no exception", "every time", "everything", "everyone", "entire", "any and all",
+        "always and everywhere", "not even", "not even once", "none whatsoever",
+        "whatsoever", "at all",
+    ),
+    _M.PARTIAL: (
+        "most", "some", "many", "several", "majority", "a few", "partially", "certain",
+        "some of", "most of", "part of",
+    ),
+    _M.READONLY: (
+        "read-only", "readonly", "read only", "read access only", "select-only",
+        "select only", "write-protected", "reads only", "only read", "only reads",
+        "only reading", "read-only access",
+    ),
+    _M.WRITE: (
+        "read-write", "read/write", "read and write", "write access", "writable",
+        "write-enabled", "write permission", "write permissions", "full access",
+        "writes are allowed", "writes allowed", "writes are fine", "writes are ok",
+    ),
+    _M.CONDITION: (
+        "unless", "except", "except for", "except when", "excluding", "other than",
+        "apart from", "aside from", "save for", "barring", "if", "only if", "only when",
+        "provided", "provided that", "as long as", "so long as", "assuming", "in case",
+        "besides", "with the exception of", "outside of",
+    ),
+    _M.LIFT: (
+        "no longer", "any longer", "anymore", "not anymore", "lifted", "waived", "waive",
+        "waives", "waiver", "rescinded", "rescind", "revoked", "revoke", "suspended",
+        "does not apply", "doesn't apply", "do not apply", "don't apply", "not apply",
+        "no longer applies", "no longer apply", "null and void", "void", "obsolete",
+        "superseded", "disregard", "disregarded", "exempt", "exempted", "exemption",
+        "not in effect", "no longer in effect", "not enforced", "moot", "not apply anymore",
+        "has been lifted", "was lifted", "is lifted", "lifting", "lifts", "set aside",
+    ),
+    _M.LIFT_VERB: (
+        "removed", "dropped", "cancelled", "canceled", "scrapped", "abolished", "withdrawn",
+        "relaxed", "overridden", "override", "overrides", "ignore", "ignored", "retired",
+        "turned off", "switched off", "expired", "ended", "lift", "remove", "drop",
+        "deprecated", "cleared", "reversed", "replaced",
+    ),
+    _M.EXTEND: (
+        "also", "too", "as well", "additionally", "in addition", "including", "not only",
+        "any time", "anytime", "at any time", "anywhere", "whenever", "as well as",
+        "regardless", "no matter",
+    ),
+    _M.NEGATION: (
+        "not", "isn't", "aren't", "wasn't", "weren't", "doesn't", "does not", "didn't",
+        "did not", "hasn't", "haven't", "hadn't", "wouldn't", "couldn't", "could not",
+        "would not", "without", "none", "nothing", "nobody", "neither", "nor", "nowhere", "no one",
+        "skip", "skips", "skipped", "skipping", "bypass", "bypassed", "bypassing", "omit",
+        "omitted", "omitting", "unlimited", "uncapped", "unrestricted", "unbounded",
+    ),
+}
+# Relations that bind a value only when one follows ("under $500", "over 3 retries").
+_VALUE_BOUND: dict[str, tuple[Modality, ...]] = {
+    _M.MAX: (
+        "up to", "under", "below", "within", "less than", "fewer than", "lower than",
+        "stay under", "stay below", "stay within", "keep under", "keep below", "<",
+        "smaller than", "shorter than",
+    ),
+    _M.MIN: (
+        "over", "above", "more than", "greater than", "higher than", "exceeds", "exceeding",
+        "exceed", "beyond", ">", "larger than", "longer than",
+    ),
+    _M.APPROX: (
+        "about", "around", "approximately", "approx", "roughly", "nearly", "almost",
+        "circa", "close to", "~", "ballpark", "somewhere around", "in the region of",
+    ),
+}
+_MAX_WORDS = 6
+_BOUND_REACH = 3
+
+
+def _index(table: dict[str, tuple[Modality, ...]]) -> dict[str, list[tuple[tuple[str, ...], Modality]]]:
+    index: dict[str, list[tuple[tuple[str, ...], Modality]]] = {}
+    for modality, phrases in table.items():
+        for phrase in phrases:
+            words = tuple(phrase.split())
+            index.setdefault(words[0], []).append((words, Modality(modality)))
+    for entries in index.values():
+        entries.sort(key=lambda entry: -len(entry[0]))
+    return index
+
+
+_FREE = _index(_PHRASES)  # type: ignore[arg-type]
+_BOUND = _index(_VALUE_BOUND)  # type: ignore[arg-type]
+
+
+def find_modality(tokens: Sequence[str]) -> tuple[Mark, ...]:
+    """Return the modality marks in `tokens`, longest phrase first, without overlaps.
+
+    Value-bound relations (`under`, `over`, `about`) count only when a number, money or
+    date follows within three tokens.
+    """
+    marks: list[Mark] = []
+    i = 0
+    count = len(tokens)
+    while i < count:
+        hit = _match(_FREE, tokens, i)
+        bound = _match(_BOUND, tokens, i)
+        if bound is not None and _value_follows(tokens, i + len(bound[0])):
+            if hit is None or len(bound[0]) > len(hit[0]):
+                hit = bound
+        if hit is None:
+            i += 1
+            continue
+        words, modality = hit
+        marks.append(Mark(modality, i, i + len(words)))
+        i += len(words)
+    return _negated_bounds(marks)
+
+
+_NEGATORS = {_M.FORBID: None, _M.NEGATION: None, _M.SOFT_FORBID: _M.HEDGE}
+
+
+def _negated_bounds(marks: list[Mark]) -> tuple[Mark, ...]:
+    """Read a negated lower bound as an upper bound: "never go above", "try not to exceed".
+
+    The negation is consumed; a soft one ("try not to") leaves a hedge behind.
+    """
+    for position, mark in enumerate(marks):
+        if mark.modality is not _M.MIN or position == 0:
+            continue
+        before = marks[position - 1]
+        if before.modality in _NEGATORS and mark.start - before.end <= _BOUND_REACH:
+            marks[position] = Mark(_M.MAX, mark.start, mark.end)
+            left = _NEGATORS[before.modality]
+            marks[position - 1] = Mark(left or _M.MAX, before.start, before.end)
+    return tuple(marks)
+
+
+def _match(
+    index: dict[str, list[tuple[tuple[str, ...], Modality]]], tokens: Sequence[str], i: int
+) -> tuple[tuple[str, ...], Modality] | None:
+    entries = index.get(tokens[i])
+    if not entries:
+        return None
+    window = tuple(tokens[i : i + _MAX_WORDS])
+    for words, modality in entries:
+        if window[: len(words)] == words:
+            return words, modality
+    return None
+
+
+def _value_follows(tokens: Sequence[str], start: int) -> bool:
+    for token in tokens[start : start + _BOUND_REACH]:
+        if is_numeric(token) or token[0] in "$\u20ac\u00a3\u00a5" or token in _NUMBER_WORDS:
+            return True
+    return False
+
+
+_NUMBER_WORDS = frozenset(
+    "one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty "
+    "forty fifty sixty hundred thousand noon midnight".split(),
+)

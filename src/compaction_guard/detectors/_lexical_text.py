@@ -1,0 +1,154 @@
+"""One analysed stretch of detection-form text: tokens, keys, values, marks, clauses.
+
+Constraint sentences and summary sentences go through the same `analyse`, so both
+sides of every comparison are read the same way.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import re
+from dataclasses import dataclass
+
+from compaction_guard.anchors import (
+    VALUE_WORDS,
+    Value,
+    extract_values,
+    is_identifier,
+    is_soft_identifier,
+)
+from compaction_guard.detectors._lexical_lexicon import LIGHT, STOPWORDS, concept
+from compaction_guard.detectors._lexical_modality import Mark, Modality, find_modality
+from compaction_guard.normalize import stem, tokenize
+
+__all__ = ["ID", "Analysis", "analyse", "join", "token_key"]
+
+# Clause breaks: `;`, `: `, brackets, `, `, spaced dashes, and before a conjunction.
+_CLAUSE_BREAK = re.compile(
+    r"[;()\[\]]|:\s|,\s|\s-{1,2}\s|\s(?=(?:but|however|although|though|whereas|while|yet"
+    r"|and|or|so)\b)",
+)
+ID = "id:"
+# Bound marks are content too ("cap" and "at most" carry the same topic).
+_PSEUDO = {Modality.MAX: "~max", Modality.MIN: "~min", Modality.READONLY: "~readonly"}
+_CONTENT_MARKS = frozenset({Modality.LIFT_VERB})
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """Tokens of one text with what each token is.
+
+    `keys[i]` is the content key of token i (a synonym group, `id:<token>` for an
+    identifier, `~max` for a bound phrase) or None for function, light, value and
+    modality words. `clauses[i]` numbers the clause token i sits in; `positions` maps
+    each key to the positions that carry it.
+    """
+
+    text: str
+    tokens: tuple[str, ...]
+    keys: tuple[str | None, ...]
+    values: tuple[Value, ...]
+    marks: tuple[Mark, ...]
+    mark_at: tuple[int, ...]
+    clauses: tuple[int, ...]
+    positions: dict[str, list[int]]
+
+
+@functools.lru_cache(maxsize=131072)
+def token_key(token: str) -> str | None:
+    """Return the content key of a token outside any value or modality phrase."""
+    if token in STOPWORDS:
+        return None
+    if is_identifier(token):
+        return ID + token
+    if is_soft_identifier(token):
+        head, _, last = token.rpartition("-")
+        return concept(f"{head}-{stem(last)}")
+    word = stem(token)
+    if word in LIGHT or not any(ch.isalpha() for ch in token):
+        return None
+    return concept(word)
+
+
+def analyse(text: str) -> Analysis:
+    """Analyse one whitespace-folded, detection-form text."""
+    tokens: list[str] = []
+    clauses: list[int] = []
+    for number, piece in enumerate(_CLAUSE_BREAK.split(text)):
+        if piece:
+            found = tokenize(piece)
+            tokens.extend(found)
+            clauses.extend([number] * len(found))
+    values = extract_values(tokens)
+    marks = find_modality(tokens)
+    keys: list[str | None] = [token_key(token) for token in tokens]
+    mark_at = [-1] * len(tokens)
+    for number, mark in enumerate(marks):
+        for index in range(mark.start, mark.end):
+            mark_at[index] = number
+            if mark.modality not in _CONTENT_MARKS:
+                keys[index] = None
+        pseudo = _PSEUDO.get(mark.modality)
+        if pseudo is not None:
+            keys[mark.start] = pseudo
+    for value in values:
+        for index in range(value.start, value.end):
+            token = tokens[index]
+            if token in VALUE_WORDS or not token.isalpha():
+                keys[index] = None
+    return _build(text, tokens, keys, values, marks, mark_at, clauses)
+
+
+def _build(
+    text: str,
+    tokens: list[str],
+    keys: list[str | None],
+    values: tuple[Value, ...],
+    marks: tuple[Mark, ...],
+    mark_at: list[int],
+    clauses: list[int],
+) -> Analysis:
+    positions: dict[str, list[int]] = {}
+    for index, key in enumerate(keys):
+        if key is not None:
+            positions.setdefault(key, []).append(index)
+    return Analysis(
+        text,
+        tuple(tokens),
+        tuple(keys),
+        values,
+        marks,
+        tuple(mark_at),
+        tuple(clauses),
+        positions,
+    )
+
+
+def join(parts: tuple[Analysis, ...]) -> Analysis:
+    """Concatenate analyses of consecutive sentences into one window; clauses stay apart."""
+    if len(parts) == 1:
+        return parts[0]
+    tokens: list[str] = []
+    keys: list[str | None] = []
+    values: list[Value] = []
+    marks: list[Mark] = []
+    mark_at: list[int] = []
+    clauses: list[int] = []
+    clause_base = 0
+    for part in parts:
+        shift = len(tokens)
+        tokens.extend(part.tokens)
+        keys.extend(part.keys)
+        values.extend(_shift_value(value, shift) for value in part.values)
+        mark_base = len(marks)
+        marks.extend(Mark(m.modality, m.start + shift, m.end + shift) for m in part.marks)
+        mark_at.extend(index + mark_base if index >= 0 else -1 for index in part.mark_at)
+        clauses.extend(clause + clause_base for clause in part.clauses)
+        clause_base += (max(part.clauses) + 1) if part.clauses else 1
+    text = " ".join(part.text for part in parts)
+    return _build(text, tokens, keys, tuple(values), tuple(marks), mark_at, clauses)
+
+
+def _shift_value(value: Value, shift: int) -> Value:
+    return dataclasses.replace(value, start=value.start + shift, end=value.end + shift)

@@ -1,0 +1,195 @@
+"""The stdlib lexical layer: anchors, modality and word order, compared sentence by sentence.
+
+Every site is read (summary and retained tail) and the worst statement wins; the
+guard's own block is reported only through the echo rule. See docs/DESIGN.md,
+"Lexical layer".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from compaction_guard.detectors._lexical_align import Part, parts_of
+from compaction_guard.detectors._lexical_index import ViewIndex
+from compaction_guard.detectors._lexical_rules import Reading, Window, evaluate
+from compaction_guard.detectors._lexical_text import join
+from compaction_guard.detectors.base import Abstain, Detector, LayerVerdict
+from compaction_guard.taxonomy import CERTIFYING_KINDS, Kind, Site, severity_rank
+
+if TYPE_CHECKING:
+    from compaction_guard.invariant import Invariant
+    from compaction_guard.view import SummaryView
+
+__all__ = ["LexicalDetector"]
+
+_MAX_WINDOWS = 64
+
+
+class LexicalDetector(Detector):
+    """Classify a constraint from the words of the compacted context alone.
+
+    Issues every kind but `unverifiable`; abstains when it cannot be sound, and then
+    forbids later layers to certify whenever it saw a sign of damage it could not name
+    (a value or modality missing from the constraint's topic sentences).
+    """
+
+    layer = "lexical"
+
+    def __init__(self) -> None:
+        self._last: tuple[SummaryView, ViewIndex] | None = None
+
+    def detect(self, invariant: Invariant, view: SummaryView) -> LayerVerdict | Abstain:
+        """Classify `invariant` against `view`; see the module docstring for the rules."""
+        index = self._index(view)
+        outcomes = [_judge_part(part, index) for part in parts_of(invariant.text)]
+        return _conclude(outcomes, carried=invariant.id in view.carried)
+
+    def _index(self, view: SummaryView) -> ViewIndex:
+        # One index per view: the guard asks about every constraint against the same view.
+        last = self._last
+        if last is not None and last[0] is view:
+            return last[1]
+        index = ViewIndex(view)
+        self._last = (view, index)
+        return index
+
+
+@dataclass(slots=True)
+class _Outcome:
+    """What every window says about one part of a constraint."""
+
+    part: Part
+    readings: list[Reading] = field(default_factory=list)
+
+    @property
+    def certified(self) -> list[Reading]:
+        return [r for r in self.readings if r.kind in CERTIFYING_KINDS]
+
+    @property
+    def damage(self) -> Reading | None:
+        certs = self.certified
+        stated = [r for r in self.readings if r.explicit and _outweighs(r, certs)]
+        return _worst(stated)
+
+    @property
+    def absence(self) -> Reading | None:
+        inferred = [r for r in self.readings if r.kind is not None and not r.explicit]
+        inferred = [r for r in inferred if r.kind not in CERTIFYING_KINDS]
+        return _worst(inferred)
+
+    @property
+    def signs(self) -> bool:
+        return any(r.signs for r in self.readings)
+
+
+def _outweighs(damage: Reading, certs: list[Reading]) -> bool:
+    """Stated damage beats a certified copy when it is aligned, or when only the tail
+    holds the copy and the summary states the damage (two authorities in one context)."""
+    if not certs or damage.strong:
+        return True
+    in_summary = damage.site is Site.SUMMARY and not damage.tool
+    return in_summary and all(c.site is Site.RETAINED or c.tool for c in certs)
+
+
+def _worst(readings: list[Reading]) -> Reading | None:
+    if not readings:
+        return None
+    return min(readings, key=lambda r: (severity_rank(r.kind), -r.coverage))  # type: ignore[arg-type]
+
+
+def _judge_part(part: Part, index: ViewIndex) -> _Outcome:
+    outcome = _Outcome(part)
+    need = 1 if any(key.startswith("id:") for key in part.lookup) else min(2, part.key_count)
+    shared = index.candidates(part.lookup, part.probes)
+    chosen = sorted(sid for sid, count in shared.items() if count >= max(need, 1))
+    if len(chosen) > _MAX_WINDOWS:
+        chosen = sorted(sorted(chosen, key=lambda sid: -shared[sid])[:_MAX_WINDOWS])
+    picked = set(chosen)
+    for sid in chosen:
+        reading = _read(part, index, (sid,))
+        if reading is not None:
+            outcome.readings.append(reading)
+        nxt = index.next_id(sid)
+        if nxt in picked and (reading is None or reading.coverage < 1.0):
+            joined = _read(part, index, (sid, nxt))  # type: ignore[arg-type]
+            if joined is not None:
+                outcome.readings.append(joined)
+    return outcome
+
+
+def _read(part: Part, index: ViewIndex, sids: tuple[int, ...]) -> Reading | None:
+    sentences = [index.sentences[sid] for sid in sids]
+    after = index.next_id(sids[-1])
+    window = Window(
+        analysis=join(tuple(s.analysed() for s in sentences)),
+        after=None if after is None else index.sentences[after].analysed(),
+        site=sentences[0].site,
+        tool=any(s.tool for s in sentences),
+    )
+    return evaluate(part, window)
+
+
+def _conclude(outcomes: list[_Outcome], *, carried: bool) -> LayerVerdict | Abstain:
+    damages = [o.damage for o in outcomes if o.damage is not None]
+    if damages:
+        return _damage_verdict(_worst(damages))  # type: ignore[arg-type]
+    if all(o.certified for o in outcomes):
+        return _certified_verdict(outcomes, carried=carried)
+    inferred = [o.absence for o in outcomes if not o.certified and o.absence is not None]
+    if inferred:
+        return _damage_verdict(_worst(inferred))  # type: ignore[arg-type]
+    traced = [o for o in outcomes if o.readings]
+    signs = any(o.signs for o in outcomes) or (bool(traced) and len(traced) < len(outcomes))
+    if carried and not signs:
+        return LayerVerdict(
+            kind=Kind.PRESERVED,
+            rule="block_echo",
+            evidence={"site": Site.BLOCK.value},
+            survived_in=(Site.BLOCK,),
+        )
+    if not traced:
+        return LayerVerdict(
+            kind=Kind.DROPPED,
+            rule="miss",
+            evidence={"searched": "summary and retained text", "parts": [o.part.text for o in outcomes]},
+        )
+    forbid = CERTIFYING_KINDS if signs else frozenset()
+    reason = "the topic survives but not every value and modality could be matched"
+    evidence = {"traces": [r.evidence for o in outcomes for r in o.readings[:3]]}
+    return Abstain(reason, forbid=forbid, evidence=evidence)
+
+
+def _damage_verdict(reading: Reading) -> LayerVerdict:
+    return LayerVerdict(kind=reading.kind, rule=reading.rule, evidence=reading.evidence)  # type: ignore[arg-type]
+
+
+def _certified_verdict(outcomes: list[_Outcome], *, carried: bool) -> LayerVerdict:
+    best = [min(o.certified, key=_certificate_rank) for o in outcomes]
+    kind = Kind.PRESERVED if all(r.kind is Kind.PRESERVED for r in best) else Kind.PARAPHRASED
+    rules = {r.rule for r in best}
+    rule = next(r for r in ("paraphrase", "near_verbatim", "verbatim") if r in rules)
+    sites: set[Site] = set()
+    at_risk = False
+    for outcome in outcomes:
+        held = {Site.RETAINED if r.tool else r.site for r in outcome.certified}
+        sites |= held
+        at_risk = at_risk or held == {Site.RETAINED}
+    if carried:
+        sites.add(Site.BLOCK)
+        at_risk = False
+    order = (Site.SUMMARY, Site.RETAINED, Site.BLOCK)
+    evidence = best[0].evidence if len(best) == 1 else {"parts": [r.evidence for r in best]}
+    return LayerVerdict(
+        kind=kind,
+        rule=rule,
+        evidence=evidence,
+        survived_in=tuple(s for s in order if s in sites),
+        at_risk=at_risk,
+    )
+
+
+def _certificate_rank(reading: Reading) -> tuple[int, int]:
+    kind_rank = 0 if reading.kind is Kind.PRESERVED else 1
+    site_rank = 0 if reading.site is Site.SUMMARY and not reading.tool else 1
+    return kind_rank, site_rank

@@ -397,8 +397,26 @@ def test_inject_str_twice_is_the_same_as_once() -> None:
 
 
 def test_inject_list_of_str_appends_and_drops_standalone_blocks() -> None:
-    result = CODEC.inject(["a", OLD_BLOCK, f"quote: {OLD_BLOCK}"], BLOCK)
+    result = CODEC.inject(["a", OLD_BLOCK, f"quote: {OLD_BLOCK}"], BLOCK, keep={2})
     assert result == ["a", f"quote: {OLD_BLOCK}", BLOCK]
+
+
+def test_inject_strips_a_block_carried_at_the_edge_of_a_written_message() -> None:
+    summary = {"role": "user", "content": f"{OLD_BLOCK}\n\nSummary: we fixed the build."}
+    result = CODEC.inject([summary], BLOCK)
+    assert result == [{"role": "user", "content": "Summary: we fixed the build."},
+                      {"role": "user", "content": BLOCK}]
+
+
+def test_inject_keeps_an_edge_block_in_a_kept_message() -> None:
+    quoted = {"role": "user", "content": f"What is this?\n{OLD_BLOCK}"}
+    result = CODEC.inject([quoted], BLOCK, keep={0})
+    assert result == [quoted, {"role": "user", "content": BLOCK}]
+
+
+def test_inject_keeps_a_block_quoted_mid_prose() -> None:
+    quoted = {"role": "user", "content": f"Look: {OLD_BLOCK} what is it?"}
+    assert CODEC.inject([quoted], BLOCK)[0] is quoted
 
 
 def test_inject_empty_list_creates_one_user_message() -> None:

@@ -383,3 +383,22 @@ def test_receipts_seal_one_row_per_compaction(tmp_path: Path) -> None:
     assert guard.last_report.receipt == rows[-1]["receipt_digest"]
     assert CAP not in path.read_text()
     assert rows[-1]["annotations"]["guard"]["verdicts"] == {"bc6b15f05ff7": "dropped"}
+
+
+def test_block_carried_inside_the_summary_is_replaced() -> None:
+    guard = lexical_guard(CAP)
+    stale = cg.Guard([READ_ONLY]).reassertion_block()
+    summary = f"{stale}\n\nSummary: the agent analysed revenue."
+    out = guard.compact(chat("x"), compactor=summary_compactor(summary))
+    assert len(block_messages(out)) == 1
+    assert out[1]["content"] == "Summary: the agent analysed revenue."
+    guard.assert_present(out)
+
+
+def test_retained_user_message_quoting_a_block_at_its_end_is_kept() -> None:
+    guard = lexical_guard(CAP)
+    quoted = "What is this thing in my logs?\n" + cg.Guard([READ_ONLY]).reassertion_block()
+    context = chat(quoted)
+    out = guard.compact(context, compactor=lambda m: m)
+    assert out[1]["content"] == quoted
+    guard.assert_present(out)

@@ -22,8 +22,6 @@ if TYPE_CHECKING:
 __all__ = ["fit_to_budget", "refuse_if_gating", "seal_receipt", "verify_single_block"]
 
 _HEAD_ROLES = frozenset({"system", "developer"})
-# A footer line is about 90 characters; look a little further back than that.
-_FOOTER_WINDOW = 160
 
 
 def refuse_if_gating(report: CompactionReport) -> None:
@@ -39,18 +37,16 @@ def refuse_if_gating(report: CompactionReport) -> None:
     )
 
 
-def _is_guard_position(segment: Segment) -> bool:
-    """Tell whether a block in this segment stands where the guard places blocks.
+def _guard_blocks(segment: Segment) -> tuple[list[_block.ParsedBlock], bool]:
+    """Return the blocks of a segment that stand where the guard places or carries them.
 
-    Blocks quoted inside other prose (a user pasting one) are not the guard's and are
-    ignored for presence; plain-string contexts have no such distinction.
+    The flag is True when the segment is nothing but blocks (the guard's own message or
+    part). Blocks quoted inside other prose do not count for presence; in plain-string
+    contexts every block counts.
     """
-    if segment.role == "text":
-        return True
-    text = segment.text.strip()
-    if _block.is_standalone_block(text) or text.startswith(_block.HEADER_PREFIX):
-        return True
-    return text.endswith(">>") and _block.FOOTER_PREFIX in text[-_FOOTER_WINDOW:]
+    if segment.role == "text" or _block.is_only_blocks(segment.text):
+        return _block.parse_blocks(segment.text), True
+    return _block.edge_blocks(segment.text), False
 
 
 def verify_single_block(
@@ -58,41 +54,35 @@ def verify_single_block(
     checksum: str | None,
     *,
     stale_hint: str,
-    exactly_one: bool = False,
 ) -> None:
     """Raise BlockIntegrityError unless the newest guard block is intact and current.
 
-    A block that is edited or split, one found only inside tool results, or a newest
-    block whose checksum is not `checksum` fails. Older intact blocks are superseded
-    (they accumulate where history cannot be rewritten) unless `exactly_one`.
+    Fails on a guard-placed block that is edited, forged or split, on a block found only
+    inside tool results, and on a newest block whose checksum is not `checksum`. Older
+    intact blocks are superseded: they accumulate where history cannot be rewritten.
     """
     seen: list[tuple[int, bool]] = []  # (message index, is current), in context order
     in_tool = 0
     for segment in segments:
-        blocks = _block.parse_blocks(segment.text)
-        if not blocks:
-            continue
         if segment.tool:
-            in_tool += len(blocks)
+            in_tool += len(_block.parse_blocks(segment.text))
             continue
-        if not _is_guard_position(segment):
-            continue
+        blocks, placed = _guard_blocks(segment)
         for parsed in blocks:
-            if not parsed.intact:
+            if parsed.intact:
+                seen.append((segment.message, parsed.header_checksum == checksum))
+            elif placed:
                 raise BlockIntegrityError(
                     f"the guard block in message {segment.message} does not verify "
-                    f"({parsed.problem or 'checksum mismatch'}); it was edited, split or "
+                    f"({parsed.failure or 'checksum mismatch'}); it was edited, split or "
                     "forged. Re-pin: guard.compact(context, compactor=lambda c: c)",
                 )
-            seen.append((segment.message, parsed.header_checksum == checksum))
     if not seen:
         where = " (one appears only inside a tool result, which does not count)" if in_tool else ""
         raise BlockIntegrityError(
             f"the guard block is missing from the context{where}; "
             "re-pin: guard.compact(context, compactor=lambda c: c)",
         )
-    if exactly_one and len(seen) != 1:
-        raise BlockIntegrityError(f"expected exactly one guard block, found {len(seen)}")
     message, current = seen[-1]
     if not current:
         raise BlockIntegrityError(

@@ -360,6 +360,45 @@ def strip_blocks(text: str) -> str:
     return _STRAY_ENTRY.sub("", text) if ENTRY_TAG in text else text
 
 
+def edge_blocks(text: str) -> list[ParsedBlock]:
+    """Return the blocks or fragments that open or close `text`, in order.
+
+    A summariser that carries the guard's block usually keeps it at the start or end of
+    its own message; those copies are the guard's to replace and to verify. A block with
+    prose on both sides is a quotation and is not returned.
+    """
+    if MARKER not in text:
+        return []
+    blocks = parse_blocks(text)
+    head, start = 0, 0
+    while head < len(blocks) and not text[start : blocks[head].start].strip(_WS_CHARS):
+        start = blocks[head].end
+        head += 1
+    tail, end = len(blocks), len(text)
+    while tail > head and not text[blocks[tail - 1].end : end].strip(_WS_CHARS):
+        end = blocks[tail - 1].start
+        tail -= 1
+    return blocks[:head] + blocks[tail:]
+
+
+def strip_edge_blocks(text: str) -> str:
+    """Return `text` without its edge blocks (see `edge_blocks`), surrounding space trimmed.
+
+    Returns "" when the text held only blocks, and the same object when nothing was removed.
+    """
+    edges = edge_blocks(text)
+    if not edges:
+        return text
+    start, end = 0, len(text)
+    for block in edges:
+        if not text[start : block.start].strip(_WS_CHARS):
+            start = block.end
+    for block in reversed(edges):
+        if not text[block.end : end].strip(_WS_CHARS):
+            end = block.start
+    return text[start:end].strip(_WS_CHARS) if start < end else ""
+
+
 def is_standalone_block(text: str) -> bool:
     """Return True when `text`, without surrounding whitespace, is one block or fragment.
 

@@ -30,12 +30,17 @@ from compaction_guard._codec_shapes import (
     responses_position,
     unrecognised,
 )
-from compaction_guard.block import MARKER, is_only_blocks, is_standalone_block, parse_blocks
+from compaction_guard.block import (
+    MARKER,
+    is_standalone_block,
+    parse_blocks,
+    strip_edge_blocks,
+)
 from compaction_guard.errors import CodecError
 from compaction_guard.view import Segment
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Hashable, Sequence
+    from collections.abc import Callable, Collection, Hashable, Sequence
 
 __all__ = ["SHAPES", "AutoCodec", "ContextCodec", "Rendering"]
 
@@ -74,11 +79,13 @@ class ContextCodec(Protocol):
         """Return the context's text; raise CodecError naming the first unreadable message."""
         ...
 
-    def inject(self, context: object, block: str) -> object:
+    def inject(self, context: object, block: str, *, keep: Collection[int] = ()) -> object:
         """Return a new context holding exactly one standalone `block`; never mutate `context`.
 
-        Every standalone block outside tool text is removed first. Raises CodecError when
-        the block cannot be written without breaking the provider's format.
+        Guard blocks outside tool text are removed first: whole-block messages and parts
+        everywhere, and blocks opening or closing a message's text except in the messages
+        listed in `keep` (the caller's own, kept verbatim, which may quote a block). Raises
+        CodecError when the block cannot be written without breaking the provider's format.
         """
         ...
 
@@ -132,8 +139,11 @@ class AutoCodec(ContextCodec):
             return _render_objects(seq)
         raise CodecError(f"message 0 is a {type(first).__name__}; {ACCEPTED}")
 
-    def inject(self, context: object, block: str) -> object:
+    def inject(self, context: object, block: str, *, keep: Collection[int] = ()) -> object:
         """Return a new context holding exactly one standalone `block`; never mutate `context`.
+
+        `keep` lists messages whose text is the caller's own: only whole-block messages
+        and parts are removed from them, never a block quoted at their edge.
 
         Raises ValueError when `block` is not one block, CodecError when it cannot be
         written without breaking the provider's format.
@@ -148,12 +158,16 @@ class AutoCodec(ContextCodec):
         if shape == "empty":
             out = [{"role": "user", "content": block}]
         elif shape == "list[str]":
-            out = [item for item in seq if not is_only_blocks(item)]
+            out = [
+                cleaned
+                for index, item in enumerate(seq)
+                if (cleaned := _clean_text(item, kept=index in keep)) or not item
+            ]
             out.append(block)
         elif shape == "content-objects":
-            out = _inject_objects(seq, block)
+            out = _inject_objects(seq, block, keep)
         else:
-            out = _without_blocks(seq)
+            out = _without_blocks(seq, keep)
             _PLACERS[shape](out, block)
         return tuple(out) if isinstance(context, tuple) else out
 
@@ -255,34 +269,61 @@ def _inject_str(text: str, block: str) -> str:
     return f"{text}\n\n{block}" if text.strip() else block
 
 
-def _is_block_part(part: object) -> bool:
+def _clean_text(text: str, *, kept: bool) -> str:
+    """Return `text` without the guard's blocks; "" when nothing else was in it.
+
+    In a kept message only a text that is nothing but blocks is removed.
+    """
+    cleaned = strip_edge_blocks(text)
+    if kept and cleaned:
+        return text
+    return cleaned
+
+
+def _clean_part(part: object, *, kept: bool) -> object | None:
+    """Return the part without the guard's blocks, None when nothing else was in it."""
     if isinstance(part, str):
-        return is_only_blocks(part)
+        cleaned = _clean_text(part, kept=kept)
+        return part if cleaned is part else cleaned or None
     if isinstance(part, dict) and part.get("type") in TEXT_PARTS:
         text = part.get("text")
-        return isinstance(text, str) and is_only_blocks(text)
-    return False
+        if isinstance(text, str):
+            cleaned = _clean_text(text, kept=kept)
+            if cleaned is text:
+                return part
+            return {**part, "text": cleaned} if cleaned else None
+    return part
 
 
-def _without_blocks(seq: Sequence[Any]) -> list[Any]:
-    """Return the dict messages without standalone blocks; tool text is never touched."""
+def _clean_content(content: object, *, kept: bool) -> object | None:
+    """Return content without the guard's blocks; None when nothing is left.
+
+    Returns the same object when there was nothing to remove.
+    """
+    if isinstance(content, str):
+        cleaned = _clean_text(content, kept=kept)
+        return content if cleaned is content else cleaned or None
+    if isinstance(content, list):
+        parts = [_clean_part(part, kept=kept) for part in content]
+        if all(a is b for a, b in zip(parts, content, strict=True)):
+            return content
+        return [part for part in parts if part is not None] or None
+    return content
+
+
+def _without_blocks(seq: Sequence[Any], keep: Collection[int]) -> list[Any]:
+    """Return the dict messages without the guard's blocks; tool text is never touched."""
     out: list[Any] = []
-    for item in seq:
+    for index, item in enumerate(seq):
         content = item.get("content")
-        kept: list[Any] = []
         if item.get("role") in TOOL_ROLES or item.get("type", "message") != "message":
             out.append(item)
             continue
-        if isinstance(content, list):
-            kept = [part for part in content if not _is_block_part(part)]
-            if len(kept) == len(content):
-                out.append(item)
-                continue
-        elif not isinstance(content, str) or not is_only_blocks(content):
+        cleaned = _clean_content(content, kept=index in keep)
+        if cleaned is content:
             out.append(item)
-            continue
-        if kept:
-            out.append({**item, "content": kept})
+        elif cleaned is not None:
+            out.append({**item, "content": cleaned})
         elif "tool_calls" in item or "function_call" in item:
             out.append({**item, "content": None})
     return out
@@ -343,24 +384,19 @@ def _with_content(item: object, content: object) -> object:
     return new
 
 
-def _inject_objects(seq: Sequence[Any], block: str) -> list[Any]:
+def _inject_objects(seq: Sequence[Any], block: str, keep: Collection[int]) -> list[Any]:
     """Remove standalone blocks from message objects and append a copied user object."""
     out: list[Any] = []
     template = None
-    for item in seq:
+    for index, item in enumerate(seq):
         role = object_turn(item)[0]
         template = item if role in USER_ROLES else template
         content = item.content
-        if role in TOOL_ROLES:
+        cleaned = content if role in TOOL_ROLES else _clean_content(content, kept=index in keep)
+        if cleaned is content:
             out.append(item)
-        elif isinstance(content, list):
-            kept = [part for part in content if not _is_block_part(part)]
-            if len(kept) == len(content):
-                out.append(item)
-            elif kept:
-                out.append(_with_content(item, kept))
-        elif not isinstance(content, str) or not is_only_blocks(content):
-            out.append(item)
+        elif cleaned is not None:
+            out.append(_with_content(item, cleaned))
     if template is None:
         raise CodecError(
             "the context has no user message object to copy for the block; include one "

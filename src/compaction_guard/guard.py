@@ -39,7 +39,7 @@ from compaction_guard.invariant import (
     validate_text,
 )
 from compaction_guard.report import BlockBudget, CompactionReport, Finding, Removal
-from compaction_guard.taxonomy import Kind, Mode, Policy, Severity
+from compaction_guard.taxonomy import Kind, Mode, Policy, Severity, Site
 from compaction_guard.view import SummaryView
 
 if TYPE_CHECKING:
@@ -283,14 +283,14 @@ class Guard:
             self._finish(empty, call, after)
             return after
         # 3. Diff and 4. detect: one finding per constraint.
-        draft = self._classify(before, before_error, after)
+        draft, retained = self._classify(before, before_error, after)
         # 5. Policy: WARN observes, RAISE gates, REPAIR (and a clean RAISE) re-injects.
         if self.policy is Policy.WARN:
             self._finish(draft, call, after)
             return after
         if self.policy is Policy.RAISE and draft.gating:
             refuse_if_gating(self.emit(_replace(draft, duration_ms=_elapsed_ms(call.started))))
-        output = self._repair(after)
+        output = self._repair(after, keep=retained)
         draft = _replace(draft, repaired=True)
         # 6. Optional group-safe trim to a final budget; the block is never dropped.
         if max_tokens is not None:
@@ -302,7 +302,9 @@ class Guard:
 
     def _classify(
         self, before: Rendering | None, before_error: str | None, after: Any,
-    ) -> CompactionReport:
+    ) -> tuple[CompactionReport, frozenset[int]]:
+        """Return the draft report and the indices of messages the compactor kept verbatim."""
+        retained: frozenset[int] = frozenset()
         after_rendering, after_error = self._try_render(after)
         if after_rendering is None or before_error is not None:
             failure = after_error or before_error or "unreadable context"
@@ -313,11 +315,13 @@ class Guard:
             view = _diff.build_view(before, after_rendering, self._texts())
             findings = self._detect(view)
             shape, notes = after_rendering.shape, after_rendering.notes
-        return CompactionReport(
+            retained = frozenset(p.message for p in view.passages if p.site is Site.RETAINED)
+        report = CompactionReport(
             mode=Mode.OWNED, findings=findings, policy=self.policy,
             block_checksum=self.block_checksum, fail_closed=self.fail_closed,
             shape=shape, note="; ".join(notes) or None,
         )
+        return report, retained
 
     def check(self, summary_text: str) -> CompactionReport:
         """Classify every constraint against summary text you hold (mode `reasserted`).
@@ -406,9 +410,9 @@ class Guard:
             for inv in self._registry.values()
         )
 
-    def _repair(self, after: Any) -> Any:
+    def _repair(self, after: Any, *, keep: frozenset[int] = frozenset()) -> Any:
         block_text = self._block_text()
-        output = self.codec.inject(after, block_text)
+        output = self.codec.inject(after, block_text, keep=keep)
         self._verify_output(output)
         self._issued = True
         return output
@@ -417,7 +421,6 @@ class Guard:
         try:
             verify_single_block(
                 self.codec.marked_segments(output), self.block_checksum, stale_hint="",
-                exactly_one=True,
             )
         except BlockIntegrityError as exc:
             raise BlockIntegrityError(

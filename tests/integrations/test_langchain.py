@@ -404,3 +404,14 @@ def test_langchain_codec_hands_other_shapes_to_its_fallback() -> None:
     chat = [{"role": "user", "content": "hi"}]
     assert codec.render(chat) == AutoCodec().render(chat)
     assert codec.inject(chat, _block(guard)) == AutoCodec().inject(chat, _block(guard))
+
+
+def test_langchain_codec_strips_an_edge_block_unless_the_message_is_kept() -> None:
+    guard = Guard(CONSTRAINTS)
+    quoted = HumanMessage(f"my notes\n\n{_block(guard)}")
+    stripped = LangChainCodec().inject([quoted], _block(guard))
+    kept = LangChainCodec().inject([quoted], _block(guard), keep={0})
+    assert isinstance(stripped, list)
+    assert isinstance(kept, list)
+    assert stripped[1].content == "my notes"
+    assert kept[1] is quoted

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import functools
 import uuid
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
 from compaction_guard._extras import require
-from compaction_guard.block import is_only_blocks
+from compaction_guard.block import strip_edge_blocks
 from compaction_guard.codec import AutoCodec, ContextCodec, Rendering
 from compaction_guard.errors import CodecError
 
@@ -197,12 +197,20 @@ class LangChainCodec(ContextCodec):
         """Return the context's text (LangChain messages read as `.content` objects)."""
         return self._pick(context).render(context)
 
-    def inject(self, context: object, block: str) -> object:
-        """Return a new message list holding exactly one block message; never mutate input."""
+    def inject(self, context: object, block: str, *, keep: Collection[int] = ()) -> object:
+        """Return a new message list holding exactly one block message; never mutate input.
+
+        Messages listed in `keep` (kept verbatim by the compactor) lose only text that is
+        nothing but blocks, never a block quoted at their edge.
+        """
         if not _is_messages(context):
-            return self.fallback.inject(context, block)
+            return self.fallback.inject(context, block, keep=keep)
         messages: Sequence[BaseMessage] = context  # type: ignore[assignment] # checked above
-        out = [kept for message in messages if (kept := _without_block(message)) is not None]
+        out = [
+            cleaned
+            for index, message in enumerate(messages)
+            if (cleaned := _without_block(message, kept=index in keep)) is not None
+        ]
         marker = HumanMessage(
             content=block, id=str(uuid.uuid4()), additional_kwargs={_SOURCE: _BLOCK_SOURCE},
         )
@@ -225,31 +233,42 @@ def _is_messages(context: object) -> bool:
     )
 
 
-def _without_block(message: BaseMessage) -> BaseMessage | None:
-    """Return `message` without standalone block text, None when nothing else was in it."""
+def _without_block(message: BaseMessage, *, kept: bool) -> BaseMessage | None:
+    """Return `message` without the guard's blocks, None when nothing else was in it."""
     if isinstance(message, ToolMessage):
         return message
     content = message.content
     if isinstance(content, str):
-        if not is_only_blocks(content):
-            return message
-        kept: list[Any] = []
+        cleaned: str | list[Any] = _clean_text(content, kept=kept)
     else:
-        kept = [part for part in content if not _is_block_part(part)]
-        if len(kept) == len(content):
+        parts = [_clean_part(part, kept=kept) for part in content]
+        if all(new is old for new, old in zip(parts, content, strict=True)):
             return message
-    if kept or (isinstance(message, AIMessage) and message.tool_calls):
-        return message.model_copy(update={"content": kept or ""})
+        cleaned = [part for part in parts if part is not None]
+    if cleaned is content:
+        return message
+    if cleaned or (isinstance(message, AIMessage) and message.tool_calls):
+        return message.model_copy(update={"content": cleaned or ""})
     return None
 
 
-def _is_block_part(part: object) -> bool:
+def _clean_part(part: object, *, kept: bool) -> object | None:
     if isinstance(part, str):
-        return is_only_blocks(part)
+        return _clean_text(part, kept=kept) or None
     if isinstance(part, Mapping) and part.get("type") == "text":
         text = part.get("text")
-        return isinstance(text, str) and is_only_blocks(text)
-    return False
+        if isinstance(text, str):
+            cleaned = _clean_text(text, kept=kept)
+            if cleaned is text:
+                return part
+            return {**part, "text": cleaned} if cleaned else None
+    return part
+
+
+def _clean_text(text: str, *, kept: bool) -> str:
+    # A kept message is the caller's own text: only a text that is nothing but blocks goes.
+    cleaned = strip_edge_blocks(text)
+    return text if kept and cleaned else cleaned
 
 
 def _block_position(messages: Sequence[BaseMessage]) -> int:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from compaction_guard import _jcs
-from compaction_guard.errors import ReceiptIntegrityError
+from compaction_guard.errors import ReceiptIntegrityError, ReceiptLockError
 
 __all__ = [
     "LOCK_TIMEOUT",
@@ -248,7 +248,9 @@ os.register_at_fork(after_in_child=_reset_thread_locks)
 
 @contextmanager
 def hold_lock(path: Path, timeout: float) -> Iterator[None]:
-    """Hold this process's lock for `path`, then `flock` on `<path>.lock`, or raise TimeoutError.
+    """Hold this process's lock for `path`, then `flock` on `<path>.lock`.
+
+    Raises ReceiptLockError when either stays taken past `timeout`.
 
     flock (unlike lockf) also excludes other open files in this process; the thread
     lock keeps threads from polling each other.
@@ -288,8 +290,8 @@ def _flock_until(fd: int, deadline: float, path: Path, timeout: float) -> None:
             return
 
 
-def _timeout(path: Path, timeout: float) -> TimeoutError:
-    return TimeoutError(
+def _timeout(path: Path, timeout: float) -> ReceiptLockError:
+    return ReceiptLockError(
         f"could not lock {path}.lock within {timeout:g} s; another writer holds it. "
         "Nothing was written: retry, or raise lock_timeout"
     )

@@ -11,6 +11,8 @@ import re
 from json.encoder import encode_basestring
 from typing import TYPE_CHECKING, Any
 
+from compaction_guard.errors import CanonicalJSONError
+
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
@@ -30,15 +32,6 @@ MAX_DEPTH = 128
 """Deepest nesting of arrays and objects accepted, so no input can exhaust the stack."""
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-class CanonicalJSONError(ValueError):
-    """A value has no RFC 8785 form (or a text is not strict JSON); `.path` names where."""
-
-    def __init__(self, path: str, reason: str) -> None:
-        super().__init__(f"canonical JSON refuses {path}: {reason}")
-        self.path = path
-        self.reason = reason
 
 
 class _RefusedError(Exception):

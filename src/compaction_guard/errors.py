@@ -10,7 +10,9 @@
     ├── BlockIntegrityError                    the sentinel block is missing, edited, or stale
     ├── ReceiptError
     │   ├── ReceiptIntegrityError              a digest or chain link fails; .line_number
-    │   └── ReceiptSealError                   a claimed drop set disagrees with the inferred one
+    │   ├── ReceiptSealError                   a claimed drop set disagrees with the inferred one
+    │   ├── ReceiptLockError (also TimeoutError) the log stayed locked; nothing was written
+    │   └── CanonicalJSONError (also ValueError) a value has no RFC 8785 form; .path
     ├── InvariantViolation                     RAISE policy refused; .report
     └── MissingExtraError (also ImportError)   .extra, .module; message holds the pip command
 """
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BlockIntegrityError",
     "BudgetExceeded",
+    "CanonicalJSONError",
     "CodecError",
     "CompactionGuardError",
     "DetectorContractError",
@@ -33,6 +36,7 @@ __all__ = [
     "MissingExtraError",
     "ReceiptError",
     "ReceiptIntegrityError",
+    "ReceiptLockError",
     "ReceiptSealError",
     "RegistryError",
     "UnknownInvariantError",
@@ -102,6 +106,19 @@ class ReceiptIntegrityError(ReceiptError):
 
 class ReceiptSealError(ReceiptError):
     """The receipt refuses to seal: the claimed drop set disagrees with the inferred one."""
+
+
+class ReceiptLockError(ReceiptError, TimeoutError):
+    """The receipt log stayed locked by another writer past the timeout; nothing was written."""
+
+
+class CanonicalJSONError(ReceiptError, ValueError):
+    """A value has no RFC 8785 form (or a text is not strict JSON); `.path` names where."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"canonical JSON refuses {path}: {reason}")
+        self.path = path
+        self.reason = reason
 
 
 class InvariantViolation(CompactionGuardError):  # noqa: N818 - name fixed by the seed

@@ -231,7 +231,8 @@ class CompactionReceipt:
 
         `annotations` (any JSON mapping) is stored under "annotations" and covered by
         receipt_digest. Raises ReceiptSealError on misuse or a disagreeing drop claim,
-        TypeError for a non-str compactor/method, TimeoutError when the log stays locked.
+        TypeError for a non-str compactor/method, ReceiptLockError (a TimeoutError) when
+        the log stays locked.
         """
         self._require_open("seal")
         pre, post = self._pre, self._post

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _venvs import venv_python  # noqa: E402
+from _venvs import venv_python
 
 HERE = Path(__file__).resolve().parent
 WORKLOAD = HERE / "guard_workload.py"

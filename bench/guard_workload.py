@@ -15,9 +15,7 @@ from typing import Any
 
 import compaction_guard as cg
 
-WORDS = ("the agent ran a query against the warehouse and summarised the result for the "
-         "user who asked about revenue by region last quarter then checked logs and "
-         "reported anomalies in the nightly batch job").split()
+WORDS = ["the", "agent", "ran", "a", "query", "against", "the", "warehouse", "and", "summarised", "the", "result", "for", "the", "user", "who", "asked", "about", "revenue", "by", "region", "last", "quarter", "then", "checked", "logs", "and", "reported", "anomalies", "in", "the", "nightly", "batch", "job"]
 
 
 def constraints(n: int) -> list[str]:

@@ -46,6 +46,7 @@ def render() -> str:
 
 
 def main() -> int:
+    """Write README.md, or with --check report whether it is stale."""
     text = render()
     if "--check" in sys.argv[1:]:
         if README.read_text(encoding="utf-8") != text:

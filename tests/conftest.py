@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 import socket
-from collections.abc import Iterator
-
 import pytest
 from hypothesis import HealthCheck, settings
 
@@ -40,7 +38,7 @@ def _refuse(*_args: object, **_kwargs: object) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _offline(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def _offline(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     if "online" not in request.keywords:
         # Patch connect, not the socket class: asyncio's self-pipe needs socket.socket.
         monkeypatch.setattr(socket.socket, "connect", _refuse)
@@ -49,4 +47,3 @@ def _offline(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) ->
         monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
         for key in _PROVIDER_KEYS:
             monkeypatch.delenv(key, raising=False)
-    yield

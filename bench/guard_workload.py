@@ -19,11 +19,11 @@ WORDS = ["the", "agent", "ran", "a", "query", "against", "the", "warehouse", "an
 
 
 def constraints(n: int) -> list[str]:
-    out = []
-    for i in range(n):
-        out.append(f"Rule {i}: the table orders_{i}_prod is read-only and the budget cap "
-                   f"for task {i} is ${100 + i * 7}.")
-    return out
+    return [
+        f"Rule {i}: the table orders_{i}_prod is read-only and the budget cap "
+        f"for task {i} is ${100 + i * 7}."
+        for i in range(n)
+    ]
 
 
 def context(messages: int, size: int, seed: int = 7) -> list[dict[str, Any]]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+
 import pytest
 from hypothesis import HealthCheck, settings
 

@@ -402,3 +402,24 @@ def test_retained_user_message_quoting_a_block_at_its_end_is_kept() -> None:
     out = guard.compact(context, compactor=lambda m: m)
     assert out[1]["content"] == quoted
     guard.assert_present(out)
+
+
+def test_issued_turns_true_after_repair() -> None:
+    guard = lexical_guard(CAP)
+    assert not guard.issued
+    guard.compact(chat("x"), compactor=lambda m: m)
+    assert guard.issued
+
+
+def test_per_call_codec_is_used() -> None:
+    calls: list[str] = []
+
+    class Spy(cg.AutoCodec):
+        def marked_segments(self, context: object) -> list[cg.Segment]:
+            calls.append("marked")
+            return super().marked_segments(context)
+
+    guard = lexical_guard(CAP)
+    out = guard.compact(chat("x"), compactor=lambda m: m, codec=Spy())
+    guard.assert_present(out, codec=Spy())
+    assert calls == ["marked", "marked"]

@@ -25,11 +25,13 @@ __all__ = [
     "VERSION",
     "ParsedBlock",
     "block_checksum",
+    "edge_blocks",
     "format_block",
     "is_only_blocks",
     "is_standalone_block",
     "parse_blocks",
     "strip_blocks",
+    "strip_edge_blocks",
     "transport_form",
     "unembeddable_reason",
 ]

@@ -376,6 +376,9 @@ def _with_content(item: object, content: object) -> object:
     new = copy.copy(item)
     try:
         new.content = content  # type: ignore[attr-defined]
+        if getattr(new, "id", None) is not None:
+            # Frameworks merge messages by id (LangGraph's add_messages); a copy is a new one.
+            new.id = None  # type: ignore[attr-defined]
     except (AttributeError, TypeError, ValueError) as exc:
         raise CodecError(
             f"cannot set .content on a copy of {type(item).__name__} ({exc}); use message "

@@ -241,15 +241,21 @@ class Guard:
         self._issued = True
         return _block.format_block(self._entries())
 
-    def assert_present(self, context: Any) -> None:
+    @property
+    def issued(self) -> bool:
+        """Whether the guard has issued a block (by repair or `reassertion_block()`)."""
+        return self._issued
+
+    def assert_present(self, context: Any, *, codec: ContextCodec | None = None) -> None:
         """Raise BlockIntegrityError unless `context` carries the current block intact.
 
         Before the guard has issued a block (repair or `reassertion_block()`), nothing is
         owed and this returns. It reads only the pieces of context that hold a marker.
+        `codec` overrides the guard's codec for this call.
         """
         if not self._issued or not self._registry:
             return
-        segments = self.codec.marked_segments(context)
+        segments = (codec or self.codec).marked_segments(context)
         verify_single_block(segments, self.block_checksum, stale_hint=_REPIN_HINT)
 
     # -- compaction -----------------------------------------------------------------
@@ -261,6 +267,7 @@ class Guard:
         *,
         max_tokens: float | None = None,
         method: str = "compactor",
+        codec: ContextCodec | None = None,
     ) -> Any:
         """Run `compactor` on `context`, classify each constraint, apply the policy.
 
@@ -268,10 +275,14 @@ class Guard:
         Raises InvariantViolation under RAISE on a gating finding (your `context` is
         untouched), CodecError for a shape it cannot read or write, and lets an
         exception from the compactor propagate. See `last_report` for the verdicts.
+        `codec` overrides the guard's codec for this call (integrations use it).
         """
-        call = _Call(started=time.perf_counter(), compactor=compactor, method=method)
+        call = _Call(
+            started=time.perf_counter(), compactor=compactor, method=method,
+            codec=codec or self.codec,
+        )
         # 1. Render the before side first: compactors may mutate their input.
-        before, before_error = self._try_render(context)
+        before, before_error = _try_render(call.codec, context)
         call.receipt = self._open_receipt(context)
         # 2. Run the compactor.
         after = compactor(context)
@@ -283,29 +294,33 @@ class Guard:
             self._finish(empty, call, after)
             return after
         # 3. Diff and 4. detect: one finding per constraint.
-        draft, retained = self._classify(before, before_error, after)
+        draft, retained = self._classify(call.codec, before, before_error, after)
         # 5. Policy: WARN observes, RAISE gates, REPAIR (and a clean RAISE) re-injects.
         if self.policy is Policy.WARN:
             self._finish(draft, call, after)
             return after
         if self.policy is Policy.RAISE and draft.gating:
             refuse_if_gating(self.emit(_replace(draft, duration_ms=_elapsed_ms(call.started))))
-        output = self._repair(after, keep=retained)
+        output = self._repair(call.codec, after, keep=retained)
         draft = _replace(draft, repaired=True)
         # 6. Optional group-safe trim to a final budget; the block is never dropped.
         if max_tokens is not None:
             output, draft = fit_to_budget(output, draft, max_tokens, self._block_text())
-            self._verify_output(output)
+            self._verify_output(call.codec, output)
         # 7. Seal the receipt and 8. emit the report.
         self._finish(draft, call, output)
         return output
 
     def _classify(
-        self, before: Rendering | None, before_error: str | None, after: Any,
+        self,
+        codec: ContextCodec,
+        before: Rendering | None,
+        before_error: str | None,
+        after: Any,
     ) -> tuple[CompactionReport, frozenset[int]]:
         """Return the draft report and the indices of messages the compactor kept verbatim."""
         retained: frozenset[int] = frozenset()
-        after_rendering, after_error = self._try_render(after)
+        after_rendering, after_error = _try_render(codec, after)
         if after_rendering is None or before_error is not None:
             failure = after_error or before_error or "unreadable context"
             findings = self._unverifiable(failure, "codec.unrecognised")
@@ -378,12 +393,6 @@ class Guard:
     def _block_text(self) -> str:
         return _block.format_block(self._entries())
 
-    def _try_render(self, context: Any) -> tuple[Rendering | None, str | None]:
-        try:
-            return self.codec.render(context), None
-        except CodecError as exc:
-            return None, str(exc)
-
     def _detect(self, view: SummaryView) -> tuple[Finding, ...]:
         findings = []
         for invariant in self._registry.values():
@@ -410,17 +419,17 @@ class Guard:
             for inv in self._registry.values()
         )
 
-    def _repair(self, after: Any, *, keep: frozenset[int] = frozenset()) -> Any:
+    def _repair(self, codec: ContextCodec, after: Any, *, keep: frozenset[int]) -> Any:
         block_text = self._block_text()
-        output = self.codec.inject(after, block_text, keep=keep)
-        self._verify_output(output)
+        output = codec.inject(after, block_text, keep=keep)
+        self._verify_output(codec, output)
         self._issued = True
         return output
 
-    def _verify_output(self, output: Any) -> None:
+    def _verify_output(self, codec: ContextCodec, output: Any) -> None:
         try:
             verify_single_block(
-                self.codec.marked_segments(output), self.block_checksum, stale_hint="",
+                codec.marked_segments(output), self.block_checksum, stale_hint="",
             )
         except BlockIntegrityError as exc:
             raise BlockIntegrityError(
@@ -453,6 +462,7 @@ class _Call:
     started: float
     compactor: Callable[[Any], Any]
     method: str
+    codec: ContextCodec
     receipt: Any = None
 
 
@@ -460,6 +470,13 @@ _REPIN_HINT = (
     "re-pin with guard.compact(context, compactor=lambda c: c), or inject "
     "guard.reassertion_block() into the context yourself"
 )
+
+
+def _try_render(codec: ContextCodec, context: Any) -> tuple[Rendering | None, str | None]:
+    try:
+        return codec.render(context), None
+    except CodecError as exc:
+        return None, str(exc)
 
 
 def _check_compactor_output(after: object) -> None:

@@ -94,8 +94,7 @@ class GuardedSummarizationMiddleware(AgentMiddleware[AgentState[Any], Any, Any])
         self.guard = guard
         self.state_schema = inner.state_schema
         self.tools = list(getattr(inner, "tools", ()))
-        if not isinstance(guard.codec, LangChainCodec):
-            guard.codec = LangChainCodec(fallback=guard.codec)
+        self.codec = LangChainCodec(fallback=guard.codec)
 
     @property
     def name(self) -> str:
@@ -137,7 +136,7 @@ class GuardedSummarizationMiddleware(AgentMiddleware[AgentState[Any], Any, Any])
     def _check(self, messages: Sequence[BaseMessage]) -> None:
         # A thread never summarised owes no block, so one guard can serve many threads.
         if any(_source(message) == _SUMMARY_SOURCE for message in messages):
-            self.guard.assert_present(list(messages))
+            self.guard.assert_present(list(messages), codec=self.codec)
 
     def _guarded(self, before: Sequence[BaseMessage], update: object) -> dict[str, Any] | None:
         if update is None:
@@ -145,7 +144,9 @@ class GuardedSummarizationMiddleware(AgentMiddleware[AgentState[Any], Any, Any])
         kept = _replacement(update)
         name = getattr(self.inner, "name", type(self.inner).__name__)
         replay = functools.wraps(type(self.inner).before_model)(lambda _context: kept)
-        output = self.guard.compact(list(before), replay, method=f"langchain.{name}")
+        output = self.guard.compact(
+            list(before), replay, method=f"langchain.{name}", codec=self.codec,
+        )
         return {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *output]}
 
 

@@ -1,4 +1,5 @@
 import hashlib
+from collections.abc import Callable
 
 import pytest
 
@@ -6,6 +7,7 @@ from compaction_guard.block import (
     FOOTER_PREFIX,
     HEADER_PREFIX,
     MARKER,
+    ParsedBlock,
     block_checksum,
     format_block,
     is_only_blocks,
@@ -30,7 +32,7 @@ def forge(interior: str, *, header: str | None = None, footer: str | None = None
     )
 
 
-def only(text: str):
+def only(text: str) -> ParsedBlock:
     blocks = parse_blocks(text)
     assert len(blocks) == 1
     return blocks[0]
@@ -142,7 +144,7 @@ def test_parse_blocks_returns_nothing_without_the_marker() -> None:
     ],
     ids=["crlf", "indented", "reflowed", "nbsp", "spaces"],
 )
-def test_parse_blocks_verifies_a_block_changed_only_by_transport(transport) -> None:
+def test_parse_blocks_verifies_a_block_changed_only_by_transport(transport: Callable[[str], str]) -> None:
     parsed = only(transport(format_block(ENTRIES)))
     assert parsed.intact
     assert [transport_form(t) for _, t in parsed.entries] == [t for _, t in ENTRIES]

@@ -74,5 +74,7 @@ def transported(draw: st.DrawFn, block: str) -> str:
         block = "\n".join(indent + line for line in block.split("\n"))
     if draw(st.booleans()):
         block = block.replace("\r\n", "\n").replace("\n", "\r\n")
-    form = draw(st.sampled_from(["NFC", "NFD", None]))
-    return unicodedata.normalize(form, block) if form else block
+    form = draw(st.sampled_from(["NFC", "NFD", ""]))
+    if form == "NFC":
+        return unicodedata.normalize("NFC", block)
+    return unicodedata.normalize("NFD", block) if form == "NFD" else block

@@ -399,19 +399,31 @@ def _gate(results: dict[str, Any]) -> list[str]:
     return problems
 
 
+# CI sets this so a tier that cannot run (a missing model) fails the check instead of
+# being skipped with a notice, as it is on a machine without the local weights.
+STRICT_ENV = "COMPACTION_GUARD_EVIDENCE_STRICT"
+
+
 def _check(results: dict[str, Any], results_path: Path, table_path: Path) -> list[str]:
     problems = _gate(results)
     committed = json.loads(results_path.read_text(encoding="ascii")) if results_path.exists() else None
     if committed is None:
         problems.append(f"{results_path.name} is missing; run `make evidence` and commit it")
     else:
+        skipped = []
         for name, tier in results["tiers"].items():
             before = committed.get("tiers", {}).get(name)
             if before is not None and before.get("ran") and not tier["ran"]:
-                problems.append(
+                message = (
                     f"tier {name} ran in the committed results but cannot run here ({tier['why']}); "
-                    "install what it needs or leave it out with --tiers",
+                    "install what it needs or leave it out with --tiers"
                 )
+                if os.environ.get(STRICT_ENV):
+                    problems.append(message)
+                else:
+                    print(f"notice: {message}; not rechecked (set {STRICT_ENV}=1 to fail)", file=sys.stderr)
+                    skipped.append(name)
+        results = {**results, "tiers": {n: t for n, t in results["tiers"].items() if n not in skipped}}
         scoped = {**committed, "tiers": {name: committed.get("tiers", {}).get(name) for name in results["tiers"]}}
         if results_bytes(scoped) != results_bytes(results):
             changed = [name for name in results["tiers"] if scoped["tiers"][name] != results["tiers"][name]]

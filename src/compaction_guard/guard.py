@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -20,23 +19,16 @@ from compaction_guard._policy import (
     seal_receipt,
     verify_single_block,
 )
+from compaction_guard._registry import Registry
 from compaction_guard.codec import AutoCodec, ContextCodec, Rendering
 from compaction_guard.detectors.base import DetectorChain
 from compaction_guard.errors import (
     BlockIntegrityError,
-    BudgetExceeded,
     CodecError,
-    DuplicateInvariantId,
-    RegistryError,
-    UnknownInvariantError,
 )
 from compaction_guard.invariant import (
     Invariant,
-    InvariantId,
     estimate_block_tokens,
-    id_form,
-    invariant_id,
-    validate_text,
 )
 from compaction_guard.report import BlockBudget, CompactionReport, Finding, Removal
 from compaction_guard.taxonomy import Kind, Mode, Policy, Severity, Site
@@ -49,9 +41,6 @@ if TYPE_CHECKING:
 
 __all__ = ["EMBEDDING_MODEL_ENV", "NLI_MODEL_ENV", "Guard", "check", "default_detectors"]
 
-_CUSTOM_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}")
-# Header and footer lines plus a little slack; counted once per block, not per line.
-_BLOCK_FRAME_TOKENS = 40
 
 
 EMBEDDING_MODEL_ENV = "COMPACTION_GUARD_EMBEDDING_MODEL"
@@ -114,11 +103,10 @@ class Guard:
         self.on_report = on_report
         self.receipts = receipts
         self.last_report: CompactionReport | None = None
-        self._estimate = token_estimator or estimate_block_tokens
-        self._registry: dict[InvariantId, Invariant] = {}
-        self._forms: dict[str, InvariantId] = {}
-        self._used_tokens = 0
-        self._checksum: str | None = None
+        self._registry = Registry(
+            max_block_tokens=max_block_tokens,
+            estimate=token_estimator or estimate_block_tokens,
+        )
         self._issued = False
         self._removed: list[Removal] = []
         for item in invariants:
@@ -143,91 +131,27 @@ class Guard:
         BudgetExceeded when the block would pass `max_block_tokens` (nothing is ever
         truncated), RegistryError for text a block cannot carry, TypeError for non-text.
         """
-        text = validate_text(text)
-        reason = _block.unembeddable_reason(text)
-        if reason is not None:
-            raise RegistryError(reason)
-        new_id = self._new_id(text, id)
-        form = id_form(text)
-        if form in self._forms:
-            raise DuplicateInvariantId(
-                f"this constraint is already registered as {self._forms[form]!r} "
-                "(texts that differ only in case, spacing or punctuation are one constraint)",
-                invariant_id=self._forms[form],
-            )
-        line = _block.format_block([(new_id, text)]).splitlines()
-        cost = sum(self._estimate(entry) for entry in line[1:-1])
-        needed = _BLOCK_FRAME_TOKENS + self._used_tokens + cost
-        if needed > self.max_block_tokens:
-            raise BudgetExceeded(
-                f"adding this constraint needs {needed} block tokens, over max_block_tokens="
-                f"{self.max_block_tokens}; shorten it, remove() another, or raise the limit",
-                needed=needed,
-                limit=self.max_block_tokens,
-            )
-        invariant = Invariant(
-            id=new_id, text=text, severity=Severity(severity), source=source, tokens=cost,
-        )
-        self._registry[new_id] = invariant
-        self._forms[form] = new_id
-        self._used_tokens += cost
-        self._checksum = None
-        return invariant
-
-    def _new_id(self, text: str, custom: object) -> InvariantId:
-        if custom is None:
-            new_id = invariant_id(text)
-        elif not isinstance(custom, str) or not _CUSTOM_ID.fullmatch(custom):
-            raise RegistryError(
-                f"invariant id {custom!r} is not usable in a block; use 1-64 characters "
-                "from letters, digits, '_', '.', ':' and '-', starting with a letter or digit",
-            )
-        else:
-            new_id = InvariantId(custom)
-        if new_id in self._registry:
-            raise DuplicateInvariantId(
-                f"an invariant with id {new_id!r} is already registered; "
-                "remove() it first or pass another id",
-                invariant_id=new_id,
-            )
-        return new_id
+        return self._registry.add(text, custom_id=id, severity=severity, source=source)
 
     def remove(self, id: str, *, reason: str) -> Invariant:  # noqa: A002 - the seed's keyword
         """Unregister a constraint; the next report lists it under `removed` with `reason`."""
-        invariant = self._registry.pop(InvariantId(id), None)
-        if invariant is None:
-            known = ", ".join(sorted(self._registry)) or "none"
-            raise UnknownInvariantError(
-                f"no invariant with id {id!r} is registered (registered: {known})",
-                invariant_id=id,
-            )
-        del self._forms[id_form(invariant.text)]
-        self._used_tokens -= invariant.tokens
-        self._checksum = None
+        invariant = self._registry.remove(id)
         self._removed.append(Removal(invariant_id=invariant.id, reason=reason))
         return invariant
 
     def invariants(self) -> tuple[Invariant, ...]:
         """Return the registered constraints in registration order."""
-        return tuple(self._registry.values())
+        return self._registry.invariants()
 
     @property
     def budget(self) -> BlockBudget:
         """Block tokens used by the registry out of `max_block_tokens`."""
-        used = _BLOCK_FRAME_TOKENS + self._used_tokens if self._registry else 0
-        return BlockBudget(used=used, limit=self.max_block_tokens)
+        return BlockBudget(used=self._registry.used_tokens, limit=self.max_block_tokens)
 
     @property
     def block_checksum(self) -> str | None:
         """The checksum of the block the current registry renders to (None when empty)."""
-        if not self._registry:
-            return None
-        if self._checksum is None:
-            self._checksum = _block.block_checksum(self._entries())
-        return self._checksum
-
-    def _entries(self) -> list[tuple[str, str]]:
-        return [(inv.id, inv.text) for inv in self._registry.values()]
+        return self._registry.checksum
 
     # -- the block --------------------------------------------------------------------
 
@@ -239,7 +163,7 @@ class Guard:
         if not self._registry:
             return ""
         self._issued = True
-        return _block.format_block(self._entries())
+        return self._registry.block_text()
 
     @property
     def issued(self) -> bool:
@@ -305,7 +229,7 @@ class Guard:
         draft = _replace(draft, repaired=True)
         # 6. Optional group-safe trim to a final budget; the block is never dropped.
         if max_tokens is not None:
-            output, draft = fit_to_budget(output, draft, max_tokens, self._block_text())
+            output, draft = fit_to_budget(output, draft, max_tokens, self._registry.block_text())
             self._verify_output(call.codec, output)
         # 7. Seal the receipt and 8. emit the report.
         self._finish(draft, call, output)
@@ -327,7 +251,7 @@ class Guard:
             shape: str | None = None
             notes: tuple[str, ...] = (failure,)
         else:
-            view = _diff.build_view(before, after_rendering, self._texts())
+            view = _diff.build_view(before, after_rendering, self._registry.texts())
             findings = self._detect(view)
             shape, notes = after_rendering.shape, after_rendering.notes
             retained = frozenset(p.message for p in view.passages if p.site is Site.RETAINED)
@@ -350,7 +274,7 @@ class Guard:
             )
         started = time.perf_counter()
         stripped = _block.strip_blocks(summary_text)
-        carried = frozenset(_diff.carried_ids(summary_text, self._texts()))
+        carried = frozenset(_diff.carried_ids(summary_text, self._registry.texts()))
         view = SummaryView(passages=SummaryView.from_summary(stripped).passages, carried=carried)
         note = None if self._registry else "no invariants registered"
         if not summary_text.strip():
@@ -387,15 +311,9 @@ class Guard:
 
     # -- internals ------------------------------------------------------------------
 
-    def _texts(self) -> dict[str, str]:
-        return {inv.id: inv.text for inv in self._registry.values()}
-
-    def _block_text(self) -> str:
-        return _block.format_block(self._entries())
-
     def _detect(self, view: SummaryView) -> tuple[Finding, ...]:
         findings = []
-        for invariant in self._registry.values():
+        for invariant in self._registry.invariants():
             result = self.chain.run(invariant, view)
             verdict = result.verdict
             evidence = dict(verdict.evidence)
@@ -416,11 +334,11 @@ class Guard:
                 invariant_id=inv.id, kind=Kind.UNVERIFIABLE, severity=inv.severity,
                 decided_by=decided_by, evidence={"reason": reason},
             )
-            for inv in self._registry.values()
+            for inv in self._registry.invariants()
         )
 
     def _repair(self, codec: ContextCodec, after: Any, *, keep: frozenset[int]) -> Any:
-        block_text = self._block_text()
+        block_text = self._registry.block_text()
         output = codec.inject(after, block_text, keep=keep)
         self._verify_output(codec, output)
         self._issued = True

@@ -146,6 +146,8 @@ def _singular(token: str) -> str:
     return token
 
 
+_NOT_COUNTED = {"of", "or", "and", "another", "that", "which", "who", "more", "by", "to", "is"}
+_NOT_COUNTED |= {"was", "thing", "way", "time", "in", "on", "at", "for", "with", "the", "a"}
 _NOISE_NOUNS = {"the", "a", "an", "of", "to", "in", "on", "for", "and", "or", "per", "at"}
 
 
@@ -282,7 +284,9 @@ def _weekday_at(tokens: Sequence[str], i: int) -> Value | None:
         index = _WEEKDAYS.get(tokens[i][:-1]) if tokens[i].endswith("s") else None
     if index is None:
         return None
-    return _make("weekday", "weekday", "", Fraction(index), tokens=tokens, start=i, end=i + 1)
+    # "weekdays" and "weekends" compare with each other, not with one named day.
+    dimension = "weekday" if index < 7 else "dayset"  # noqa: PLR2004
+    return _make("weekday", dimension, "", Fraction(index), tokens=tokens, start=i, end=i + 1)
 
 
 def _clock_at(tokens: Sequence[str], i: int) -> Value | None:
@@ -342,8 +346,8 @@ def _word_value_at(tokens: Sequence[str], i: int) -> Value | None:
     if token not in _WORD_NUMBERS:
         return None
     nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
-    if token in {"one", "zero"} and stem(nxt) not in _UNITS and nxt not in _PERCENT:
-        return None  # "one of", "no one": only a counted unit makes them values
+    if token in {"one", "zero"} and (not nxt.isalpha() or nxt in _NOT_COUNTED):
+        return None  # "one of", "no one", "the one that": not a count
     raw = Fraction(_WORD_NUMBERS[token])
     if nxt == "hundred" or nxt == "thousand":
         raw *= 100 if nxt == "hundred" else 1000

@@ -6,6 +6,7 @@ See docs/DESIGN.md, "Detection normal form".
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -51,6 +52,7 @@ _TOKEN = re.compile(
 )
 
 _LIST_MARKER = re.compile(r"^\s*(?:[-*\u2022+>]+|\d{1,3}[.)]|[a-z][.)]|#{1,6})\s+")
+_ALNUM = re.compile(r"[^\W_]")
 _TERMINATOR = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)")
 _ABBREVIATIONS = frozenset(
     {"e.g", "i.e", "etc", "vs", "approx", "incl", "cf", "al", "mr", "mrs", "ms", "dr", "no"},
@@ -110,7 +112,7 @@ def _line_spans(text: str, start: int, end: int, out: list[tuple[int, int]]) -> 
 def _push(line: str, offset: int, begin: int, end: int, out: list[tuple[int, int]]) -> None:
     piece = line[begin:end]
     stripped = piece.strip()
-    if any(ch.isalnum() for ch in stripped):
+    if _ALNUM.search(stripped):
         lead = len(piece) - len(piece.lstrip())
         out.append((offset + begin + lead, offset + begin + lead + len(stripped)))
 
@@ -151,6 +153,7 @@ def contains_token(text: str, needle: str) -> bool:
     )
 
 
+@functools.lru_cache(maxsize=65536)
 def stem(token: str) -> str:
     """Return a light stem of an alphabetic token: plural, tense and a few suffixes removed.
 

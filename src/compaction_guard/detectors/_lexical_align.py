@@ -52,12 +52,8 @@ class Part:
     significant: tuple[int, ...]
     classes: Counter[Modality]
     parity: int
+    key_count: int = 0
     family: frozenset[str] = frozenset()
-
-    @property
-    def key_count(self) -> int:
-        """Number of distinct content keys."""
-        return len({self.analysis.keys[i] for i in self.content})
 
 
 @functools.lru_cache(maxsize=4096)
@@ -103,6 +99,7 @@ def _part(text: str) -> Part:
         significant=significant,
         classes=classes,
         parity=parity,
+        key_count=len({analysis.keys[i] for i in content}),
     )
 
 
@@ -157,24 +154,33 @@ class Alignment:
     region: frozenset[int]
 
 
-def align(part: Part, window: Analysis) -> Alignment:
-    """Match each content token of `part` to a window token with the same key, in order."""
+def align(part: Part, window: Analysis, span: tuple[int, int] | None = None) -> Alignment:
+    """Match each content token of `part` to a window token with the same key.
+
+    Matches gather around the clause that carries most of the part (so a word repeated
+    elsewhere in the sentence does not pull the topic away) and follow the part's order
+    where they can. With `span`, only tokens inside [start, stop) are matched.
+    """
     keys = part.analysis.keys
+    found: dict[int, tuple[list[int], int]] = {}
+    for index in part.content:
+        positions, width = _positions(part.analysis.tokens[index], keys[index], window)
+        if span is not None:
+            positions = [p for p in positions if span[0] <= p < span[1]]
+        if positions:
+            found[index] = (positions, width)
+    core = _core_clause(window, found, keys)
     matches: dict[int, int] = {}
     covered: set[int] = set()
     matched_weight = 0.0
     last = -1
     inversions = 0
     for index, weight in zip(part.content, part.weights, strict=True):
-        positions, width = _positions(part.analysis.tokens[index], keys[index], window)
-        if not positions:
+        if index not in found:
             continue
-        nxt = bisect.bisect_right(positions, last)
-        if nxt < len(positions):
-            position = positions[nxt]
-        else:
-            position = positions[0]
-            inversions += 1
+        positions, width = found[index]
+        position, in_order = _choose(positions, window, core, last)
+        inversions += 0 if in_order else 1
         last = max(last, position)
         matches[index] = position
         covered.update(range(position, position + width))
@@ -192,6 +198,36 @@ def align(part: Part, window: Analysis) -> Alignment:
         topic_clauses=topic,
         region=_region(window, topic),
     )
+
+
+def _core_clause(
+    window: Analysis, found: dict[int, tuple[list[int], int]], keys: tuple[str | None, ...]
+) -> int:
+    per_clause: dict[int, set[str | None]] = {}
+    for index, (positions, _) in found.items():
+        for position in positions:
+            per_clause.setdefault(window.clauses[position], set()).add(keys[index])
+    if not per_clause:
+        return -1
+    return max(per_clause, key=lambda clause: (len(per_clause[clause]), -clause))
+
+
+def _choose(positions: list[int], window: Analysis, core: int, last: int) -> tuple[int, bool]:
+    """Pick a position in the core clause if any, else the one nearest to it; in order first."""
+    in_core = [p for p in positions if window.clauses[p] == core]
+    pool = in_core or positions
+    nxt = bisect.bisect_right(pool, last)
+    if in_core and nxt < len(pool):
+        return pool[nxt], True
+    if in_core:
+        return pool[0], False
+    core_positions = [i for i, clause in enumerate(window.clauses) if clause == core]
+    if not core_positions:
+        after = [p for p in pool if p > last]
+        return (after[0], True) if after else (pool[0], False)
+    low, high = core_positions[0], core_positions[-1]
+    best = min(pool, key=lambda p: low - p if p < low else max(0, p - high))
+    return best, best > last
 
 
 def _positions(token: str, key: str | None, window: Analysis) -> tuple[list[int], int]:

@@ -9,11 +9,12 @@ a hit are cut into sentences.
 from __future__ import annotations
 
 import bisect
+import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from compaction_guard.anchors import identifier_parts, is_identifier, is_soft_identifier
-from compaction_guard.detectors._lexical_text import Analysis, analyse, token_key
+from compaction_guard.detectors._lexical_text import ID, Analysis, analyse, token_key
 from compaction_guard.normalize import detection_form, fold_whitespace, sentence_spans, tokenize
 from compaction_guard.taxonomy import Site
 
@@ -22,11 +23,11 @@ if TYPE_CHECKING:
 
     from compaction_guard.view import Passage, SummaryView
 
-__all__ = ["FULL_INDEX_LIMIT", "NUMBER", "PART", "Sentence", "ViewIndex", "lookup_keys"]
+__all__ = ["FULL_INDEX_LIMIT", "NUMBER", "PART", "Sentence", "ViewIndex", "key_weight", "lookup_keys"]
 
 FULL_INDEX_LIMIT = 262_144
 PART = "part:"
-_PROBE_HIT_LIMIT = 2_000
+_PROBE_HIT_LIMIT = 400
 _PROBES = 2
 _MIN_PART = 3
 
@@ -56,51 +57,69 @@ _BOUND_KEYS |= {"read-only": "~readonly", "readonly": "~readonly"}
 NUMBER = "num:"
 
 
+def key_weight(key: str) -> int:
+    """Score of one shared index key: an identifier says more than a word."""
+    return 2 if key.startswith(ID) else 1
+
+
 def lookup_keys(tokens: Iterable[str]) -> frozenset[str]:
     """Return the index keys of `tokens`: content keys, identifier parts, bounds, numbers."""
     keys: set[str] = set()
     for token in tokens:
-        bound = _BOUND_KEYS.get(token)
-        if bound is not None:
-            keys.add(bound)
-        if any(ch.isdigit() for ch in token):
-            keys.add(NUMBER + "".join(ch for ch in token if ch.isdigit())[:12])
-        key = token_key(token)
-        if key is None:
-            continue
-        keys.add(key)
-        if is_identifier(token) or is_soft_identifier(token):
-            keys.update(PART + part for part in identifier_parts(token) if len(part) >= _MIN_PART)
+        keys.update(_token_keys(token))
     return frozenset(keys)
+
+
+@functools.lru_cache(maxsize=131072)
+def _token_keys(token: str) -> tuple[str, ...]:
+    keys: list[str] = []
+    bound = _BOUND_KEYS.get(token)
+    if bound is not None:
+        keys.append(bound)
+    digits = "".join(ch for ch in token if ch.isdigit())
+    if digits:
+        keys.append(NUMBER + digits[:12])
+    key = token_key(token)
+    if key is not None:
+        keys.append(key)
+        if is_identifier(token) or is_soft_identifier(token):
+            keys.extend(PART + part for part in identifier_parts(token) if len(part) >= _MIN_PART)
+    return tuple(keys)
 
 
 @dataclass(slots=True)
 class _ProbeArea:
-    """A large site: its folded text, and the lines cut into sentences so far."""
+    """A large site: its folded text, and the lines cut into sentence spans so far."""
 
+    number: int
     site: Site
     text: str
     passage_starts: list[int]
     tools: list[bool]
     hits: dict[str, list[int]] = field(default_factory=dict)
-    lines: dict[int, list[int]] = field(default_factory=dict)
+    spans: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+    ends: dict[int, list[int]] = field(default_factory=dict)
 
 
 class ViewIndex:
-    """The sentences of one SummaryView, found by content key or by probe."""
+    """The sentences of one SummaryView, found by content key or by probe.
+
+    `memo` is free for callers to keep results that hold for this view only.
+    """
 
     def __init__(self, view: SummaryView) -> None:
         self.sentences: list[Sentence] = []
+        self.memo: dict[object, object] = {}
         self._postings: dict[str, list[int]] = {}
         self._next: dict[int, int] = {}
         self._probe_areas: list[_ProbeArea] = []
-        # sentence id -> (probe area, line start, position in line), for probed sentences
-        self._place: dict[int, tuple[_ProbeArea, int, int]] = {}
-        self._ends: dict[int, int] = {}
+        # probed sentence id <-> (area number, line start, position in line)
+        self._place: dict[int, tuple[int, int, int]] = {}
+        self._at: dict[tuple[int, int, int], int] = {}
         for site in (Site.SUMMARY, Site.RETAINED):
             passages = [p for p in view.passages if p.site is site]
             if sum(len(p.text) for p in passages) > FULL_INDEX_LIMIT:
-                self._probe_areas.append(_probe_area(site, passages))
+                self._probe_areas.append(_probe_area(len(self._probe_areas), site, passages))
             else:
                 self._index_all(site, passages)
 
@@ -122,16 +141,21 @@ class ViewIndex:
         return len(self.sentences) - 1
 
     def candidates(self, keys: frozenset[str], probes: Sequence[str]) -> dict[int, int]:
-        """Return {sentence id: number of `keys` it shares}, for sentences sharing any."""
+        """Return {sentence id: score} for sentences sharing any of `keys`.
+
+        A shared identifier scores 2, any other shared key 1 (an identifier part, which
+        finds edited names, also 1).
+        """
         shared: dict[int, int] = {}
         for key in keys:
+            weight = key_weight(key)
             for sid in self._postings.get(key, ()):
-                shared[sid] = shared.get(sid, 0) + 1
+                shared[sid] = shared.get(sid, 0) + weight
         for area in self._probe_areas:
             for sid in self._probe(area, probes):
-                common = len(keys & self.sentences[sid].keys)
-                if common:
-                    shared[sid] = common
+                score = sum(key_weight(key) for key in keys & self.sentences[sid].keys)
+                if score:
+                    shared[sid] = score
         return shared
 
     def next_id(self, sid: int) -> int | None:
@@ -141,14 +165,14 @@ class ViewIndex:
         place = self._place.get(sid)
         if place is None:
             return None
-        area, line_start, position = place
-        line = area.lines[line_start]
-        if position + 1 < len(line):
-            return line[position + 1]
+        number, line_start, position = place
+        area = self._probe_areas[number]
+        if position + 1 < len(self._spans(area, line_start)):
+            return self._sentence(area, line_start, position + 1)
         following = _next_line_start(area.text, line_start)
-        if following is None:
+        if following is None or not self._spans(area, following):
             return None
-        return self._line(area, following)[0]
+        return self._sentence(area, following, 0)
 
     def _probe(self, area: _ProbeArea, probes: Sequence[str]) -> set[int]:
         found: set[int] = set()
@@ -161,41 +185,43 @@ class ViewIndex:
             if len(hits) > _PROBE_HIT_LIMIT:
                 continue
             for position in hits:
-                found.add(self._sentence_at(area, position))
+                line_start = area.text.rfind("\n", 0, position) + 1
+                ends = area.ends.get(line_start)
+                if ends is None:
+                    ends = area.ends[line_start] = [end for _, end in self._spans(area, line_start)]
+                at = min(bisect.bisect_right(ends, position), len(ends) - 1)
+                found.add(self._sentence(area, line_start, at))
             used += 1
-            if used == _PROBES:
+            # A scan of a large text costs about a millisecond: stop at the first probe
+            # that finds the topic, and spend a second one only on a miss.
+            if found or used == _PROBES:
                 break
         return found
 
-    def _sentence_at(self, area: _ProbeArea, position: int) -> int:
-        line_start = area.text.rfind("\n", 0, position) + 1
-        sids = self._line(area, line_start)
-        offset = position - line_start
-        for sid in sids:
-            if self._ends[sid] > offset:
-                return sid
-        return sids[-1]
+    def _spans(self, area: _ProbeArea, line_start: int) -> list[tuple[int, int]]:
+        spans = area.spans.get(line_start)
+        if spans is None:
+            line_end = area.text.find("\n", line_start)
+            line_end = len(area.text) if line_end < 0 else line_end
+            line = area.text[line_start:line_end]
+            spans = [(line_start + a, line_start + b) for a, b in sentence_spans(line)]
+            area.spans[line_start] = spans or [(line_start, line_end)]
+            spans = area.spans[line_start]
+        return spans
 
-    def _line(self, area: _ProbeArea, line_start: int) -> list[int]:
-        sids = area.lines.get(line_start)
-        if sids is not None:
-            return sids
-        text = area.text
-        line_end = text.find("\n", line_start)
-        line_end = len(text) if line_end < 0 else line_end
-        line = text[line_start:line_end]
-        passage = bisect.bisect_right(area.passage_starts, line_start) - 1
-        sids = []
-        for start, end in sentence_spans(line) or [(0, len(line))]:
-            sid = self._add(line[start:end], area.site, area.tools[passage])
-            self._place[sid] = (area, line_start, len(sids))
-            self._ends[sid] = end
-            sids.append(sid)
-        area.lines[line_start] = sids
-        return sids
+    def _sentence(self, area: _ProbeArea, line_start: int, position: int) -> int:
+        place = (area.number, line_start, position)
+        sid = self._at.get(place)
+        if sid is None:
+            start, end = self._spans(area, line_start)[position]
+            passage = bisect.bisect_right(area.passage_starts, start) - 1
+            sid = self._add(area.text[start:end], area.site, area.tools[passage])
+            self._at[place] = sid
+            self._place[sid] = place
+        return sid
 
 
-def _probe_area(site: Site, passages: Sequence[Passage]) -> _ProbeArea:
+def _probe_area(number: int, site: Site, passages: Sequence[Passage]) -> _ProbeArea:
     pieces: list[str] = []
     starts: list[int] = []
     offset = 0
@@ -204,7 +230,7 @@ def _probe_area(site: Site, passages: Sequence[Passage]) -> _ProbeArea:
         starts.append(offset)
         pieces.append(folded)
         offset += len(folded) + 2
-    return _ProbeArea(site, "\n\n".join(pieces), starts, [p.tool for p in passages])
+    return _ProbeArea(number, site, "\n\n".join(pieces), starts, [p.tool for p in passages])
 
 
 def _find_all(text: str, needle: str, limit: int) -> list[int]:

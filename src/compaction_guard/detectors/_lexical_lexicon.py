@@ -35,6 +35,9 @@ STOPWORDS = frozenset(
     having also too very just such up down out off yet both either etc e.g i.e same own
     let lets let's please kindly s t as any own whether how why where when else other
     others anyone anybody anything nobody someone somebody something everybody once
+    i've i'm i'd i'll we've we're we'll we'd you're you've you'll it's that's there's
+    they're they've he's she's what's here's though although however anyway rather
+    instead because actually really basically simply merely more less just even
     """.split(),
 ) | frozenset(
     # Prepositions are function words for topic and coverage, but a near-verbatim copy

@@ -73,13 +73,14 @@ _PHRASES: dict[str, tuple[Modality, ...]] = {
         "need to", "needs to", "need", "needs", "have to", "has to", "always", "ensure",
         "ensures", "make sure", "be sure to", "obliged", "obligated", "compulsory",
         "is to", "are to", "strictly", "at all times", "is essential", "without fail",
-        "needed", "necessary", "must always", "will always",
+        "needed", "necessary", "must always", "will always", "not optional",
     ),
     _M.ALLOW: (
         "may", "can", "allowed", "allow", "allows", "permitted", "permit", "permits",
         "permissible", "ok", "okay", "fine", "acceptable", "free to", "feel free",
         "go ahead", "welcome to", "authorized", "authorised", "no problem", "is fine",
-        "no restriction", "no restrictions", "up to you", "at your discretion",
+        "no restriction", "no restrictions", "up to you", "at your discretion", "freely",
+        "at will", "without restriction", "without restrictions", "without limits",
     ),
     _M.OPTIONAL: (
         "optional", "optionally", "not required", "not necessary", "no need", "not needed",
@@ -240,7 +241,24 @@ def find_modality(tokens: Sequence[str]) -> tuple[Mark, ...]:
         words, modality = hit
         marks.append(Mark(modality, i, i + len(words)))
         i += len(words)
-    return _negated_bounds(marks)
+    return _negated_bounds(_negated_permissions(marks))
+
+
+def _negated_permissions(marks: list[Mark]) -> list[Mark]:
+    """Drop a permission negated just before it ("no rows may", "nobody can"): the
+    negation already carries the prohibition."""
+    kept: list[Mark] = []
+    for mark in marks:
+        previous = kept[-1] if kept else None
+        if (
+            mark.modality is _M.ALLOW
+            and previous is not None
+            and previous.modality in (_M.FORBID, _M.NEGATION)
+            and mark.start - previous.end <= _BOUND_REACH
+        ):
+            continue
+        kept.append(mark)
+    return kept
 
 
 _NEGATORS = {_M.FORBID: None, _M.NEGATION: None, _M.SOFT_FORBID: _M.HEDGE}

@@ -7,6 +7,7 @@ the absence rules. Every rule returns a Reading with the evidence that decided i
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -65,10 +66,10 @@ _ONLY_WORDS = frozenset({"other", "else", "besides", "outside", "anything", "exc
 
 @dataclass(frozen=True, slots=True)
 class Window:
-    """One or two consecutive sentences of one site, and the sentence after them."""
+    """One or two consecutive sentences of one site, and up to two sentences after them."""
 
     analysis: Analysis
-    after: Analysis | None
+    after: tuple[Analysis, ...]
     site: Site
     tool: bool
 
@@ -94,7 +95,7 @@ class Reading:
     evidence: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(slots=True)
+@dataclass
 class _Context:
     part: Part
     window: Window
@@ -109,7 +110,7 @@ class _Context:
     def win(self) -> Analysis:
         return self.window.analysis
 
-    @property
+    @functools.cached_property
     def topical(self) -> bool:
         """The window speaks about the part: half its content and two independent supports.
 
@@ -121,10 +122,20 @@ class _Context:
         if self.part.key_count >= 3 and self.al.matched_keys < 2:  # noqa: PLR2004
             return False
         values = self.part.analysis.values
-        present = sum(1 for v in values if any(values_equal(v, f) for f in self.region_values))
+        present = sum(1 for v in values if any(comparable(v, f) for f in self.region_values))
         force = _force_kept(self)
         offered = self.part.key_count + len(values) + (1 if _force_offered(self.part) else 0)
         return self.al.matched_keys + present + force >= min(2, offered)
+
+    @functools.cached_property
+    def lost(self) -> list[str]:
+        """The part's force words that the window does not carry (see `_lost_modality`)."""
+        return _lost_modality(self)
+
+    @functools.cached_property
+    def afterthoughts(self) -> list[tuple[Counter[Modality], str]]:
+        """Referring clauses around the window (see `_afterthoughts`)."""
+        return _afterthoughts(self)
 
     def reading(self, kind: Kind | None, rule: str, **extra: Any) -> Reading:
         evidence = {
@@ -170,7 +181,7 @@ def _force_offered(part: Part) -> bool:
 def _force_kept(ctx: _Context) -> int:
     if not _force_offered(ctx.part):
         return 0
-    return 0 if _lost_modality(ctx) else 1
+    return 0 if ctx.lost else 1
 
 
 def _is_trace(part: Part, al: Alignment) -> bool:
@@ -214,39 +225,50 @@ def _lifted(ctx: _Context) -> Reading | None:
         return _contradicted(ctx, "lifted", "the window says the rule was lifted")
     if c_lift or not ctx.topical:
         return None
-    for clause, where in _other_clauses(ctx):
-        if _lifts(ctx, clause):
+    for classes, where in ctx.afterthoughts:
+        if classes[_M.LIFT] or classes[_M.LIFT_VERB]:
             return _contradicted(ctx, "lifted", f"a lifting statement follows in the {where}")
     return None
 
 
-def _other_clauses(ctx: _Context) -> list[tuple[list[tuple[Analysis, int]], str]]:
+def _afterthoughts(ctx: _Context) -> list[tuple[Counter[Modality], str]]:
+    """Clauses outside the region, and the next sentences, that speak about the rule.
+
+    A clause qualifies when it points back (an anaphor, a rule noun or the part's own
+    words) and carries no content of its own: "; the user said this no longer applies".
+    """
     win = ctx.win
     groups: dict[int, list[tuple[Analysis, int]]] = {}
     for index, clause in enumerate(win.clauses):
         if clause not in ctx.al.region:
             groups.setdefault(clause, []).append((win, index))
     found = [(tokens, "same sentence") for tokens in groups.values()]
-    after = ctx.window.after
-    if after is not None:
-        found.append(([(after, i) for i in range(len(after.tokens))], "next sentence"))
-    return found
+    for after in ctx.window.after:
+        for clause in sorted(set(after.clauses)):
+            tokens = [(after, i) for i, c in enumerate(after.clauses) if c == clause]
+            found.append((tokens, "next sentence"))
+    marked = []
+    for tokens, where in found:
+        classes = _referring_marks(ctx, tokens)
+        if classes:
+            marked.append((classes, where))
+    return marked
 
 
-def _lifts(ctx: _Context, clause: list[tuple[Analysis, int]]) -> bool:
-    lift = refers = False
-    part_keys = {ctx.part.analysis.keys[i] for i in ctx.part.content}
+def _referring_marks(ctx: _Context, clause: list[tuple[Analysis, int]]) -> Counter[Modality]:
+    refers = False
+    classes: Counter[Modality] = Counter()
     for analysis, index in clause:
         mark = analysis.mark_at[index]
-        if mark >= 0 and analysis.marks[mark].modality in (_M.LIFT, _M.LIFT_VERB):
-            lift = True
         token = analysis.tokens[index]
         key = analysis.keys[index]
-        if token in ANAPHORS or stem(token) in RULE_NOUNS or key in part_keys:
+        if mark >= 0 and analysis.marks[mark].start == index:
+            classes[analysis.marks[mark].modality] += 1
+        if token in ANAPHORS or stem(token) in RULE_NOUNS or key in ctx.part.family:
             refers = True
-        elif key is not None and not key.startswith("~") and mark < 0:
-            return False  # the clause is about something else
-    return lift and refers
+        elif key is not None and not key.startswith("~") and mark < 0 and key not in GENERIC:
+            return Counter()  # the clause is about something else
+    return classes if refers else Counter()
 
 
 def _polarity(ctx: _Context) -> Reading | None:
@@ -262,12 +284,26 @@ def _polarity(ctx: _Context) -> Reading | None:
         return _contradicted(ctx, "polarity", "read-only became writable")
     if part[_M.ONLY] and not w[_M.ONLY] and w[_M.EXTEND] > part[_M.EXTEND]:
         return _contradicted(ctx, "polarity", "an exclusive rule was opened up")
+    for classes, where in ctx.afterthoughts:
+        if _reverses(ctx.part, classes):
+            return _contradicted(ctx, "polarity", f"the {where} permits what the rule limits")
     swaps = _antonym_swaps(ctx)
     explicit = swaps or any(w[m] for m in _EXPLICIT)
     if (ctx.part.parity + len(swaps)) % 2 != ctx.w_parity and explicit:
         what = f"opposite words {swaps}" if swaps else "negation or permission reversed"
         return _contradicted(ctx, "polarity", what)
     return None
+
+
+def _reverses(part: Part, classes: Counter[Modality]) -> bool:
+    """An afterthought that opens an exclusive rule, permits a prohibited act, or makes
+    an obligation optional."""
+    parity = sum(n for m, n in classes.items() if m in NEGATIVE) % 2
+    if part.classes[_M.ONLY] and classes[_M.EXTEND] and (classes[_M.ALLOW] or parity == 0):
+        return True
+    if part.parity == 1 and classes[_M.ALLOW] and parity == 0:
+        return True
+    return bool(any(part.classes[m] for m in STRONG) and classes[_M.OPTIONAL])
 
 
 def _contradicted(ctx: _Context, rule: str, why: str) -> Reading:
@@ -337,7 +373,9 @@ def _changed_value(ctx: _Context) -> Reading | None:
         ]
         for found in rivals:
             if _slot_aligned(ctx, wanted, found) or (
-                len(rivals) == 1 and ctx.al.coverage >= STRONG_COVERAGE
+                len(rivals) == 1
+                and ctx.al.coverage >= STRONG_COVERAGE
+                and ctx.al.matched_keys >= 2  # noqa: PLR2004
             ):
                 return _mutated(ctx, wanted.surface, found.surface, "value changed")
     return None
@@ -486,6 +524,10 @@ def _hedge(ctx: _Context) -> Reading | None:
         return _weakened(ctx, "hedge", "all became some")
     if ctx.part.parity == 1 == ctx.w_parity and w[_M.ALLOW] > part[_M.ALLOW]:
         return _weakened(ctx, "hedge", "an exception was added to a prohibition")
+    for classes, where in ctx.afterthoughts:
+        for modality in _SOFTENERS:
+            if classes[modality] > part[modality]:
+                return _weakened(ctx, "hedge", f"{modality.value} added in the {where}")
     return None
 
 
@@ -578,7 +620,7 @@ def _paraphrase(ctx: _Context) -> Reading | None:
     """All content, values, identifiers and modality in one window, in other words."""
     if not ctx.al.complete or not ctx.topical:
         return None
-    if _lost_modality(ctx) or not _order_kept(ctx) or _clean(ctx, None) is not None:
+    if ctx.lost or not _order_kept(ctx) or _clean(ctx, None) is not None:
         return None
     return _certified(ctx, Kind.PARAPHRASED, "paraphrase")
 
@@ -670,7 +712,7 @@ def _absence(ctx: _Context) -> Reading:
     """Something the part binds is missing: a value, an identifier, or its force."""
     missing = [v.surface for v in _missing_values(ctx)]
     ids = _missing_identifiers(ctx)
-    lost = _lost_modality(ctx)
+    lost = ctx.lost
     strong = ctx.al.coverage >= STRONG_COVERAGE and ctx.topical
     evidence = {"missing": missing + ids, "lost": lost}
     if missing and strong:

@@ -71,6 +71,7 @@ def token_key(token: str) -> str | None:
     return concept(word)
 
 
+@functools.lru_cache(maxsize=16384)
 def analyse(text: str) -> Analysis:
     """Analyse one whitespace-folded, detection-form text."""
     tokens: list[str] = []

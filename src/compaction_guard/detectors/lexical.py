@@ -11,19 +11,21 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from compaction_guard.detectors._lexical_align import Part, parts_of
-from compaction_guard.detectors._lexical_index import ViewIndex
+from compaction_guard.detectors._lexical_index import ViewIndex, key_weight
 from compaction_guard.detectors._lexical_rules import Reading, Window, evaluate
 from compaction_guard.detectors._lexical_text import join
 from compaction_guard.detectors.base import Abstain, Detector, LayerVerdict
 from compaction_guard.taxonomy import CERTIFYING_KINDS, Kind, Site, severity_rank
 
 if TYPE_CHECKING:
+    from compaction_guard.detectors._lexical_text import Analysis
     from compaction_guard.invariant import Invariant
     from compaction_guard.view import SummaryView
 
 __all__ = ["LexicalDetector"]
 
-_MAX_WINDOWS = 64
+_MAX_WINDOWS = 16
+_AFTER = 2
 
 
 class LexicalDetector(Detector):
@@ -100,11 +102,15 @@ def _worst(readings: list[Reading]) -> Reading | None:
 
 def _judge_part(part: Part, index: ViewIndex) -> _Outcome:
     outcome = _Outcome(part)
-    need = 1 if any(key.startswith("id:") for key in part.lookup) else min(2, part.key_count)
+    offered = sum(key_weight(key) for key in part.lookup)
+    need = min(2, offered)
     shared = index.candidates(part.lookup, part.probes)
-    chosen = sorted(sid for sid, count in shared.items() if count >= max(need, 1))
+    chosen = [sid for sid, score in shared.items() if score >= need]
     if len(chosen) > _MAX_WINDOWS:
-        chosen = sorted(sorted(chosen, key=lambda sid: -shared[sid])[:_MAX_WINDOWS])
+        # Summary sentences first (that is where the compactor wrote), then best scores.
+        chosen.sort(key=lambda sid: (index.sentences[sid].site is not Site.SUMMARY, -shared[sid], sid))
+        chosen = chosen[:_MAX_WINDOWS]
+    chosen.sort()
     picked = set(chosen)
     for sid in chosen:
         reading = _read(part, index, (sid,))
@@ -120,14 +126,20 @@ def _judge_part(part: Part, index: ViewIndex) -> _Outcome:
 
 def _read(part: Part, index: ViewIndex, sids: tuple[int, ...]) -> Reading | None:
     sentences = [index.sentences[sid] for sid in sids]
-    after = index.next_id(sids[-1])
-    window = Window(
-        analysis=join(tuple(s.analysed() for s in sentences)),
-        after=None if after is None else index.sentences[after].analysed(),
-        site=sentences[0].site,
-        tool=any(s.tool for s in sentences),
-    )
-    return evaluate(part, window)
+    after: list[Analysis] = []
+    nxt = index.next_id(sids[-1])
+    while nxt is not None and len(after) < _AFTER:
+        after.append(index.sentences[nxt].analysed())
+        nxt = index.next_id(nxt)
+    site, tool = sentences[0].site, any(s.tool for s in sentences)
+    # A long kept tail repeats itself; the same words in the same place read the same.
+    memo_key = (part.text, part.family, tuple(s.text for s in sentences), tuple(a.text for a in after), site, tool)
+    if memo_key in index.memo:
+        return index.memo[memo_key]  # type: ignore[return-value]
+    window = Window(join(tuple(s.analysed() for s in sentences)), tuple(after), site, tool)
+    reading = evaluate(part, window)
+    index.memo[memo_key] = reading
+    return reading
 
 
 def _conclude(outcomes: list[_Outcome], *, carried: bool) -> LayerVerdict | Abstain:

@@ -1,0 +1,135 @@
+"""Lexical tier speed: 50 constraints against a 20 KB summary and against 2 MB of kept text.
+
+Prints median milliseconds for detecting every constraint against one fresh view (the
+work `Guard.check()` and `Guard.compact()` hand to the lexical layer), and how that
+time grows with the summary length. Run: `python bench/bench_check.py`.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+
+from compaction_guard.detectors.lexical import LexicalDetector
+from compaction_guard.invariant import Invariant, invariant_id
+from compaction_guard.taxonomy import Site
+from compaction_guard.view import Passage, SummaryView
+
+SEED = 20260301
+RUNS = 15
+
+_SUBJECTS = [
+    "the billing service", "orders_prod", "the staging cluster", "the ETL job", "the web client",
+    "payments-staging", "the reporting warehouse", "the support bot", "the audit table",
+    "the deploy pipeline", "the scraper", "the auth service", "the export bucket",
+    "the database migration", "the budget review", "the log output", "the retry policy",
+    "the customer export", "the request router", "the reviewers' checklist",
+]
+_VERBS = [
+    "was refactored", "now retries transient errors", "passed the integration suite",
+    "needs a schema change", "was rolled back once", "reads from the replica",
+    "writes structured logs", "was profiled under load", "moved to the new VPC",
+]
+_TAILS = [
+    "after the user asked for it", "according to the ticket", "in the last session",
+    "before the review", "with no regressions", "as planned", "behind a feature flag",
+]
+_RULES = [
+    "Never write to the {name} database.",
+    "The budget cap for {name} is ${n}.",
+    "Keep requests to {name} under {n} per minute.",
+    "Only deploy {name} between 09:00 and 17:00 UTC on weekdays.",
+    "Do not delete rows from {name}; flag them instead.",
+    "Retry failed calls to {name} at most {k} times with exponential backoff.",
+    "Store exports from {name} only in s3://acme-{name}/exports/.",
+    "All changes to {name} require sign-off from two reviewers.",
+    "Delete raw logs of {name} after {k}0 days.",
+    "Never include customer email addresses in {name} log output.",
+]
+
+
+def constraints(count: int, rng: random.Random) -> list[Invariant]:
+    found = []
+    for number in range(count):
+        rule = _RULES[number % len(_RULES)]
+        text = rule.format(name=f"svc_{number:02d}", n=rng.randint(50, 5000), k=rng.randint(2, 9))
+        found.append(Invariant(id=invariant_id(text), text=text))
+    return found
+
+
+def prose(size: int, rng: random.Random, invariants: list[Invariant], rate: float = 0.05) -> str:
+    """Summary-like text of about `size` characters; a share `rate` of its sentences
+    restate a constraint (a third of those with one digit changed)."""
+    sentences: list[str] = []
+    length = 0
+    while length < size:
+        if rng.random() < rate:
+            text = rng.choice(invariants).text
+            if rng.random() < 0.3:
+                text = text.replace("0", "5", 1)
+        else:
+            text = f"{rng.choice(_SUBJECTS).capitalize()} {rng.choice(_VERBS)} {rng.choice(_TAILS)}."
+        sentences.append(text)
+        length += len(text) + 1
+    return " ".join(sentences)
+
+
+def summary_view(size: int, rng: random.Random, invariants: list[Invariant]) -> SummaryView:
+    return SummaryView.from_summary(prose(size, rng, invariants))
+
+
+def retained_view(messages: int, rng: random.Random, invariants: list[Invariant]) -> SummaryView:
+    """A kept transcript: the first message states every constraint; later messages are
+    paragraphs of about 1 KB that restate one now and then (about 2 copies each)."""
+    first = Passage(text="\n".join(i.text for i in invariants), site=Site.RETAINED, message=0)
+    later = (
+        Passage(
+            text="\n\n".join(prose(330, rng, invariants, rate=0.003) for _ in range(3)),
+            site=Site.RETAINED,
+            message=number,
+        )
+        for number in range(1, messages)
+    )
+    return SummaryView(passages=(first, *later))
+
+
+def median_ms(detector: LexicalDetector, invariants: list[Invariant], views: list[SummaryView]) -> float:
+    times = []
+    for view in views:
+        start = time.perf_counter()
+        for invariant in invariants:
+            detector.detect(invariant, view)
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def main() -> None:
+    rng = random.Random(SEED)
+    invariants = constraints(50, rng)
+    detector = LexicalDetector()
+    # Warm the per-constraint cache once, as a guard does on its first compaction.
+    median_ms(detector, invariants, [summary_view(2_000, rng, invariants)])
+
+    print("lexical tier, 50 constraints, median of", RUNS, "fresh views")
+    summary = median_ms(detector, invariants, [summary_view(20_000, rng, invariants) for _ in range(RUNS)])
+    print(f"  20 KB summary:             {summary:8.2f} ms   (goal < 20 ms)")
+    big = [retained_view(2_000, rng, invariants) for _ in range(5)]
+    size = sum(len(p.text) for p in big[0].passages)
+    retained = median_ms(detector, invariants, big)
+    print(f"  {size / 1e6:.1f} MB retained, 2,000 msgs: {retained:8.2f} ms")
+    five = median_ms(detector, invariants[:5], big)
+    print(f"  same, 5 constraints:       {five:8.2f} ms")
+
+    print("growth with summary length (50 constraints):")
+    previous = None
+    for kilobytes in (5, 20, 80, 320, 1280):
+        views = [summary_view(kilobytes * 1000, rng, invariants) for _ in range(5)]
+        elapsed = median_ms(detector, invariants, views)
+        ratio = "" if previous is None else f"  x{elapsed / previous:.2f} for x4 text"
+        print(f"  {kilobytes:5d} KB: {elapsed:8.2f} ms{ratio}")
+        previous = elapsed
+
+
+if __name__ == "__main__":
+    main()

@@ -62,6 +62,17 @@ def key_weight(key: str) -> int:
     return 2 if key.startswith(ID) else 1
 
 
+def _value_class(token: str) -> str:
+    """A coarse class of a numeric token, so a changed value still finds its sentence."""
+    if token.endswith("%"):
+        return NUMBER + "%"
+    if token[0] in "$\u20ac\u00a3\u00a5":
+        return NUMBER + "$"
+    if ":" in token:
+        return NUMBER + ":"
+    return NUMBER + "#"
+
+
 def lookup_keys(tokens: Iterable[str]) -> frozenset[str]:
     """Return the index keys of `tokens`: content keys, identifier parts, bounds, numbers."""
     keys: set[str] = set()
@@ -79,6 +90,7 @@ def _token_keys(token: str) -> tuple[str, ...]:
     digits = "".join(ch for ch in token if ch.isdigit())
     if digits:
         keys.append(NUMBER + digits[:12])
+        keys.append(_value_class(token))
     key = token_key(token)
     if key is not None:
         keys.append(key)

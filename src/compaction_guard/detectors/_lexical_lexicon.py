@@ -15,6 +15,7 @@ __all__ = [
     "LIGHT",
     "READ_VERBS",
     "RELATIONS",
+    "REPORTING",
     "RULE_NOUNS",
     "STOPWORDS",
     "WRITE_VERBS",
@@ -71,6 +72,15 @@ LIGHT = _stems(
     carried in-force effect place keep keeps kept use uses using
     used run runs running ran perform performed happen happens occur occurs appear appears
     go goes get gets done
+    """,
+)
+# Verbs that report who stated a rule; whoever comes before them frames the rule.
+REPORTING = _stems(
+    """
+    said says say told tells asked asks wants wanted insisted insists noted notes stated
+    states confirmed confirms mentioned mentions explained reminded requested decided
+    agreed specified stressed emphasized emphasised clarified warned instructed
+    reiterated repeated added
     """,
 )
 RULE_NOUNS = _stems(

@@ -40,6 +40,8 @@ class Modality(StrEnum):
     LIFT_VERB = "lift_verb"
     EXTEND = "extend"
     NEGATION = "negation"
+    ABSORBED = "absorbed"
+    SCOPED = "scoped"
 
 
 # Marks that flip polarity: parity of their count is the statement's polarity.
@@ -203,6 +205,7 @@ _VALUE_BOUND: dict[str, tuple[Modality, ...]] = {
 }
 _MAX_WORDS = 6
 _BOUND_REACH = 3
+_PERMISSION_REACH = 5
 
 
 def _index(table: dict[str, tuple[Modality, ...]]) -> dict[str, list[tuple[tuple[str, ...], Modality]]]:
@@ -245,7 +248,7 @@ def find_modality(tokens: Sequence[str]) -> tuple[Mark, ...]:
 
 
 def _negated_permissions(marks: list[Mark]) -> list[Mark]:
-    """Drop a permission negated just before it ("no rows may", "nobody can"): the
+    """Absorb a permission negated just before it ("no rows may", "nobody can"): the
     negation already carries the prohibition."""
     kept: list[Mark] = []
     for mark in marks:
@@ -254,8 +257,9 @@ def _negated_permissions(marks: list[Mark]) -> list[Mark]:
             mark.modality is _M.ALLOW
             and previous is not None
             and previous.modality in (_M.FORBID, _M.NEGATION)
-            and mark.start - previous.end <= _BOUND_REACH
+            and mark.start - previous.end <= _PERMISSION_REACH
         ):
+            kept.append(Mark(_M.ABSORBED, mark.start, mark.end))
             continue
         kept.append(mark)
     return kept

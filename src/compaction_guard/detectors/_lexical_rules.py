@@ -26,6 +26,7 @@ from compaction_guard.detectors._lexical_lexicon import (
     GENERIC,
     READ_VERBS,
     RELATIONS,
+    REPORTING,
     RULE_NOUNS,
     STOPWORDS,
     WRITE_VERBS,
@@ -61,7 +62,11 @@ _BLOCKERS = (
     _M.ALLOW,
     _M.WRITE,
 )
-_ONLY_WORDS = frozenset({"other", "else", "besides", "outside", "anything", "except"})
+# Marks an afterthought that points back at the rule but narrows itself to some cases.
+_SCOPED = _M.SCOPED
+_ONLY_WORDS = frozenset(
+    {"other", "else", "besides", "outside", "anything", "except", "another", "anyone", "elsewhere"},
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +164,7 @@ class _Context:
 def evaluate(part: Part, window: Window) -> Reading | None:
     """Return what `window` says about `part`, or None when it carries no trace of it."""
     al = align(part, window.analysis)
-    if not _is_trace(part, al):
+    if not _is_trace(part, al, window.analysis):
         return None
     ctx = _context(part, window, al)
     for damage in (_lifted, _polarity, _anchor_diff, _hedge, _modality_loss):
@@ -173,6 +178,14 @@ def evaluate(part: Part, window: Window) -> Reading | None:
     return _absence(ctx)
 
 
+def _has_sibling(part: Part, al: Alignment, window: Analysis) -> bool:
+    names = [part.analysis.tokens[i] for i in part.content if i not in al.matches]
+    names = [name for name in names if _is_name(name)]
+    return any(
+        _is_name(found) and are_siblings(name, found) for name in names for found in window.tokens
+    )
+
+
 def _force_offered(part: Part) -> bool:
     classes = part.classes
     return any(classes[m] for m in (*STRONG, _M.ONLY, _M.MAX, _M.MIN, _M.READONLY))
@@ -184,9 +197,11 @@ def _force_kept(ctx: _Context) -> int:
     return 0 if ctx.lost else 1
 
 
-def _is_trace(part: Part, al: Alignment) -> bool:
+def _is_trace(part: Part, al: Alignment, window: Analysis) -> bool:
     if not al.matches:
         return False
+    if al.coverage < TOPIC_COVERAGE and _has_sibling(part, al, window):
+        return True
     ids = any(part.analysis.keys[i].startswith("id:") for i in al.matches)  # type: ignore[union-attr]
     return ids or al.matched_keys >= min(2, part.key_count) or al.coverage >= TOPIC_COVERAGE
 
@@ -206,6 +221,10 @@ def _context(part: Part, window: Window, al: Alignment) -> _Context:
         region_stems=frozenset(stem(win.tokens[i]) for i in tokens),
         region_values=values,
     )
+    if part.classes[_M.READONLY] and not ctx.w_classes[_M.READONLY] and _no_writes(ctx):
+        # "no writes to X" says "X is read-only": its negation is part of the restriction.
+        ctx.w_classes[_M.READONLY] += 1
+        ctx.w_parity ^= 1
     if part.classes[_M.ONLY] and not ctx.w_classes[_M.ONLY] and _only_by_negation(ctx):
         # "X and nobody else" says "only X": its negation is part of the restriction.
         ctx.w_classes[_M.ONLY] += 1
@@ -226,7 +245,7 @@ def _lifted(ctx: _Context) -> Reading | None:
     if c_lift or not ctx.topical:
         return None
     for classes, where in ctx.afterthoughts:
-        if classes[_M.LIFT] or classes[_M.LIFT_VERB]:
+        if (classes[_M.LIFT] or classes[_M.LIFT_VERB]) and not classes[_SCOPED]:
             return _contradicted(ctx, "lifted", f"a lifting statement follows in the {where}")
     return None
 
@@ -256,7 +275,10 @@ def _afterthoughts(ctx: _Context) -> list[tuple[Counter[Modality], str]]:
 
 
 def _referring_marks(ctx: _Context, clause: list[tuple[Analysis, int]]) -> Counter[Modality]:
-    refers = False
+    """Marks of a clause that points back at the rule; empty for a clause about something
+    else. A clause that names the rule by anaphor but adds its own content ("waived that
+    restriction for the beta cohort") is marked SCOPED."""
+    refers = pointed = foreign = False
     classes: Counter[Modality] = Counter()
     for analysis, index in clause:
         mark = analysis.mark_at[index]
@@ -264,11 +286,17 @@ def _referring_marks(ctx: _Context, clause: list[tuple[Analysis, int]]) -> Count
         key = analysis.keys[index]
         if mark >= 0 and analysis.marks[mark].start == index:
             classes[analysis.marks[mark].modality] += 1
-        if token in ANAPHORS or stem(token) in RULE_NOUNS or key in ctx.part.family:
+        if token in ANAPHORS or (ctx.part.classes[_M.ONLY] and token in _ONLY_WORDS):
+            refers = pointed = True  # "other buckets" points back at an exclusive rule
+        elif key in ctx.part.family or stem(token) in RULE_NOUNS:
             refers = True
         elif key is not None and not key.startswith("~") and mark < 0 and key not in GENERIC:
-            return Counter()  # the clause is about something else
-    return classes if refers else Counter()
+            foreign = True
+    if not refers or (foreign and not pointed):
+        return Counter()
+    if foreign:
+        classes[_SCOPED] += 1
+    return classes
 
 
 def _polarity(ctx: _Context) -> Reading | None:
@@ -284,6 +312,8 @@ def _polarity(ctx: _Context) -> Reading | None:
         return _contradicted(ctx, "polarity", "read-only became writable")
     if part[_M.ONLY] and not w[_M.ONLY] and w[_M.EXTEND] > part[_M.EXTEND]:
         return _contradicted(ctx, "polarity", "an exclusive rule was opened up")
+    if part[_M.ONLY] and not w[_M.ONLY] and w[_M.ALLOW] and _alternative_added(ctx):
+        return _contradicted(ctx, "polarity", "an exclusive rule now permits an alternative")
     for classes, where in ctx.afterthoughts:
         if _reverses(ctx.part, classes):
             return _contradicted(ctx, "polarity", f"the {where} permits what the rule limits")
@@ -293,6 +323,12 @@ def _polarity(ctx: _Context) -> Reading | None:
         what = f"opposite words {swaps}" if swaps else "negation or permission reversed"
         return _contradicted(ctx, "polarity", what)
     return None
+
+
+def _alternative_added(ctx: _Context) -> bool:
+    """`or` in the window but not in the rule: "from X or from spreadsheets"."""
+    in_part = "or" in ctx.part.analysis.tokens
+    return not in_part and any(ctx.win.tokens[i] == "or" for i in ctx.region_tokens)
 
 
 def _reverses(part: Part, classes: Counter[Modality]) -> bool:
@@ -397,20 +433,29 @@ def _slot_aligned(ctx: _Context, wanted: Value, found: Value) -> bool:
 
 
 def _changed_identifier(ctx: _Context) -> Reading | None:
+    """A name of the constraint replaced by a sibling name (`orders_prod` by
+    `orders_prod_archive`), in a window that restates the rule around it."""
     tokens = ctx.part.analysis.tokens
-    win = ctx.win
     for index, weight in zip(ctx.part.content, ctx.part.weights, strict=True):
         token = tokens[index]
-        if index in ctx.al.matches or not (is_identifier(token) or is_soft_identifier(token)):
+        if index in ctx.al.matches or not _is_name(token):
             continue
+        sibling = _sibling(ctx, token)
+        if sibling is None:
+            continue
+        if _one_replacement(ctx) == (token, sibling):
+            return _mutated(ctx, token, sibling, "identifier replaced", strong=True)
         rest = (ctx.al.coverage * ctx.part.total) / max(ctx.part.total - weight, 1.0)
-        if rest < TOPIC_COVERAGE or not ctx.al.matches:
-            continue
-        for position in ctx.region_tokens:
-            found = win.tokens[position]
-            if found != token and _is_name(found) and are_siblings(token, found):
-                strong = rest >= STRONG_COVERAGE - 1e-9 and ctx.al.inversions == 0
-                return _mutated(ctx, token, found, "identifier replaced", strong=strong)
+        if rest >= STRONG_COVERAGE and ctx.al.matched_keys >= 2 and not ctx.lost:  # noqa: PLR2004
+            return _mutated(ctx, token, sibling, "identifier replaced")
+    return None
+
+
+def _sibling(ctx: _Context, token: str) -> str | None:
+    for position in ctx.region_tokens:
+        found = ctx.win.tokens[position]
+        if found != token and _is_name(found) and are_siblings(token, found):
+            return found
     return None
 
 
@@ -525,6 +570,8 @@ def _hedge(ctx: _Context) -> Reading | None:
     if ctx.part.parity == 1 == ctx.w_parity and w[_M.ALLOW] > part[_M.ALLOW]:
         return _weakened(ctx, "hedge", "an exception was added to a prohibition")
     for classes, where in ctx.afterthoughts:
+        if classes[_SCOPED] and (classes[_M.LIFT] or classes[_M.LIFT_VERB]):
+            return _weakened(ctx, "hedge", f"the {where} lifts the rule for some cases")
         for modality in _SOFTENERS:
             if classes[modality] > part[modality]:
                 return _weakened(ctx, "hedge", f"{modality.value} added in the {where}")
@@ -644,7 +691,10 @@ def _clean(ctx: _Context, span: tuple[int, int] | None) -> str | None:
         return "values differ"
     keys = ctx.part.family
     inside = range(*span) if span else range(0)
+    framing = _attributions(ctx)
     for index in ctx.region_tokens:
+        if index in framing:
+            continue
         key = ctx.win.keys[index]
         if index in inside or index in ctx.al.covered or key is None or key in keys:
             continue
@@ -664,6 +714,25 @@ def _bounded_permission(ctx: _Context, modality: Modality) -> bool:
     if modality is not _M.ALLOW:
         return False
     return any(ctx.part.classes[m] and ctx.w_classes[m] for m in (_M.ONLY, _M.MAX, _M.MIN))
+
+
+def _attributions(ctx: _Context) -> set[int]:
+    """Tokens that say who stated the rule ("the team lead said that ..."): everything in
+    a clause up to a reporting verb that comes before the clause's first matched word."""
+    win = ctx.win
+    first: dict[int, int] = {}
+    for position in ctx.al.matches.values():
+        clause = win.clauses[position]
+        first[clause] = min(first.get(clause, position), position)
+    framing: set[int] = set()
+    for clause, stop in first.items():
+        start = stop
+        while start > 0 and win.clauses[start - 1] == clause:
+            start -= 1
+        said = [i for i in range(start, stop) if stem(win.tokens[i]) in REPORTING]
+        if said:
+            framing.update(range(start, said[-1] + 1))
+    return framing
 
 
 def _missing_values(ctx: _Context) -> list[Value]:
@@ -753,6 +822,10 @@ def _lost_modality(ctx: _Context) -> list[str]:
     if part[_M.CONDITION] > w[_M.CONDITION]:
         lost.append("condition")
     return lost
+
+
+def _no_writes(ctx: _Context) -> bool:
+    return ctx.w_parity == 1 and bool(ctx.region_stems & WRITE_VERBS)
 
 
 def _only_by_negation(ctx: _Context) -> bool:

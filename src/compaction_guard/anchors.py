@@ -135,6 +135,9 @@ _VERSION = re.compile(r"^(?:v\d+(?:\.\d+)*|\d+\.\d+\.\d+(?:[.-]\w+)*)$")
 _IP = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}(?:/\d{1,2})?$")
 _ORDINAL = re.compile(r"^(\d{1,2})(?:st|nd|rd|th)?$")
 _YEAR = re.compile(r"^(19|20)\d{2}$")
+_HOUR = re.compile(r"^(\d{1,2})(am|pm)$")
+
+
 def _singular(token: str) -> str:
     """Return the unit-table spelling of `token`: plural `s` / `es` removed when known."""
     if token in _UNITS or token in _CURRENCY_WORDS or len(token) < 3:  # noqa: PLR2004
@@ -163,8 +166,10 @@ VALUE_WORDS = frozenset(
 
 
 def _could_start(token: str) -> bool:
-    return token in VALUE_WORDS or token[0] in "$\u20ac\u00a3\u00a5" or any(
-        ch.isdigit() for ch in token
+    return (
+        token in VALUE_WORDS
+        or token[0] in "$\u20ac\u00a3\u00a5"
+        or any(ch.isdigit() for ch in token)
     )
 
 
@@ -197,337 +202,225 @@ def extract_values(tokens: Sequence[str]) -> tuple[Value, ...]:
 
 
 def _value_at(tokens: Sequence[str], i: int) -> Value | None:
-    token = tokens[i]
-    for parser in (_date_at, _clock_at, _version_at, _number_at, _word_value_at, _bare_at):
-        value = parser(tokens, i)
+    reader = _Reader(tokens, i)
+    for parse in (reader.date, reader.clock, reader.version, reader.number, reader.words):
+        value = parse()
         if value is not None:
             return value
-    if "-" in token and not _ISO_DATE.match(token):
-        return _range_at(tokens, i)
-    return None
+    value = reader.bare()
+    if value is None and "-" in tokens[i]:
+        return reader.range()
+    return value
 
 
-def _make(
-    kind: str,
-    dimension: str,
-    unit: str,
-    amount: Fraction,
-    *,
-    tokens: Sequence[str],
-    start: int,
-    end: int,
-    raw: Fraction | None = None,
-    per: str = "",
-) -> Value:
-    surface = " ".join(tokens[start:end])
-    written = amount if raw is None else raw
-    return Value(kind, dimension, unit, amount, written, per, surface, start, end)
+class _Reader:
+    """Reads one value starting at tokens[i]; each method returns None when it does not fit."""
 
+    def __init__(self, tokens: Sequence[str], i: int) -> None:
+        self.tokens, self.i, self.token = tokens, i, tokens[i]
 
-def _date_at(tokens: Sequence[str], i: int) -> Value | None:
-    token = tokens[i]
-    match = _ISO_DATE.match(token)
-    if match:
-        year, month, day = (int(part) for part in match.groups())
-        return _date(tokens, i, i + 1, year, month, day)
-    match = _YEAR_MONTH.match(token)
-    if match and 1 <= int(match.group(2)) <= 12:  # noqa: PLR2004
-        amount = Fraction(int(match.group(1)) * 100 + int(match.group(2)))
-        return _make("date", "date", "ym", amount, tokens=tokens, start=i, end=i + 1)
-    match = _SLASH_DATE.match(token)
-    if match:
-        amount = Fraction(int("".join(part.zfill(2) for part in match.groups())))
-        return _make("date", "date", "slash", amount, tokens=tokens, start=i, end=i + 1)
-    return _written_date_at(tokens, i)
+    def at(self, index: int) -> str:
+        return self.tokens[index] if index < len(self.tokens) else ""
 
+    def make(
+        self,
+        kind: str,
+        dimension: str,
+        unit: str,
+        amount: Fraction,
+        end: int,
+        raw: Fraction | None = None,
+        per: str = "",
+        start: int | None = None,
+    ) -> Value:
+        begin = self.i if start is None else start
+        written = amount if raw is None else raw
+        surface = " ".join(self.tokens[begin:end])
+        return Value(kind, dimension, unit, amount, written, per, surface, begin, end)
 
-def _written_date_at(tokens: Sequence[str], i: int) -> Value | None:
-    month = _MONTHS.get(tokens[i].rstrip("."))
-    nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
-    if month is not None:
-        day = _ORDINAL.match(nxt)
-        if day and 1 <= int(day.group(1)) <= 31:  # noqa: PLR2004
-            year = tokens[i + 2] if i + 2 < len(tokens) and _YEAR.match(tokens[i + 2]) else ""
-            end = i + 3 if year else i + 2
-            return _date(tokens, i, end, int(year or 0), month, int(day.group(1)))
-        if _YEAR.match(nxt):
-            amount = Fraction(int(nxt) * 100 + month)
-            return _make("date", "date", "ym", amount, tokens=tokens, start=i, end=i + 2)
-        if tokens[i] != "may" and len(tokens[i]) > 3:  # noqa: PLR2004 - "may" is a verb
-            return _make("month", "month", "", Fraction(month), tokens=tokens, start=i, end=i + 1)
-        return None
-    day = _ORDINAL.match(tokens[i])
-    if day and nxt in {"of"} and i + 2 < len(tokens):
-        nxt, skip = tokens[i + 2], 1
-    else:
-        skip = 0
-    month = _MONTHS.get(nxt)
-    if day and month is not None and 1 <= int(day.group(1)) <= 31:  # noqa: PLR2004
-        after = i + 2 + skip
-        year = tokens[after] if after < len(tokens) and _YEAR.match(tokens[after]) else ""
-        return _date(
-            tokens, i, after + (1 if year else 0), int(year or 0), month, int(day.group(1))
-        )
-    return _weekday_at(tokens, i)
+    def date(self) -> Value | None:
+        i, token = self.i, self.token
+        if match := _ISO_DATE.match(token):
+            return self.ymd(i + 1, *(int(part) for part in match.groups()))
+        match = _YEAR_MONTH.match(token)
+        if match and 1 <= int(match.group(2)) <= 12:  # noqa: PLR2004
+            amount = Fraction(int(match.group(1)) * 100 + int(match.group(2)))
+            return self.make("date", "date", "ym", amount, i + 1)
+        if match := _SLASH_DATE.match(token):
+            amount = Fraction(int("".join(part.zfill(2) for part in match.groups())))
+            return self.make("date", "date", "slash", amount, i + 1)
+        return self.written_date()
 
+    def written_date(self) -> Value | None:
+        i, nxt = self.i, self.at(self.i + 1)
+        month = _MONTHS.get(self.token.rstrip("."))
+        if month is not None:
+            day = _ORDINAL.match(nxt)
+            if day and 1 <= int(day.group(1)) <= 31:  # noqa: PLR2004
+                year = self.at(i + 2) if _YEAR.match(self.at(i + 2)) else ""
+                return self.ymd(i + (3 if year else 2), int(year or 0), month, int(day.group(1)))
+            if _YEAR.match(nxt):
+                return self.make("date", "date", "ym", Fraction(int(nxt) * 100 + month), i + 2)
+            if self.token != "may" and len(self.token) > 3:  # noqa: PLR2004 - "may" is a verb
+                return self.make("month", "month", "", Fraction(month), i + 1)
+            return None
+        day = _ORDINAL.match(self.token)
+        skip = 1 if nxt == "of" else 0
+        month = _MONTHS.get(self.at(i + 1 + skip))
+        if day and month is not None and 1 <= int(day.group(1)) <= 31:  # noqa: PLR2004
+            after = i + 2 + skip
+            year = self.at(after) if _YEAR.match(self.at(after)) else ""
+            return self.ymd(after + (1 if year else 0), int(year or 0), month, int(day.group(1)))
+        return self.weekday()
 
-def _date(tokens: Sequence[str], start: int, end: int, year: int, month: int, day: int) -> Value:
-    unit = "ymd" if year else "md"
-    amount = Fraction(year * 10000 + month * 100 + day)
-    return _make("date", "date", unit, amount, tokens=tokens, start=start, end=end)
+    def ymd(self, end: int, year: int, month: int, day: int) -> Value:
+        amount = Fraction(year * 10000 + month * 100 + day)
+        return self.make("date", "date", "ymd" if year else "md", amount, end)
 
+    def weekday(self) -> Value | None:
+        token = self.token
+        index = _WEEKDAYS.get(token, _WEEKDAYS.get(token[:-1]) if token.endswith("s") else None)
+        if index is None:
+            return None
+        # "weekdays" and "weekends" compare with each other, not with one named day.
+        dimension = "weekday" if index < 7 else "dayset"  # noqa: PLR2004
+        return self.make("weekday", dimension, "", Fraction(index), self.i + 1)
 
-def _weekday_at(tokens: Sequence[str], i: int) -> Value | None:
-    word = stem(tokens[i]) if tokens[i].endswith("s") else tokens[i]
-    index = _WEEKDAYS.get(word.rstrip("s") if word.endswith("days") else word)
-    if index is None:
-        index = _WEEKDAYS.get(tokens[i][:-1]) if tokens[i].endswith("s") else None
-    if index is None:
-        return None
-    # "weekdays" and "weekends" compare with each other, not with one named day.
-    dimension = "weekday" if index < 7 else "dayset"  # noqa: PLR2004
-    return _make("weekday", dimension, "", Fraction(index), tokens=tokens, start=i, end=i + 1)
-
-
-def _clock_at(tokens: Sequence[str], i: int) -> Value | None:
-    token = tokens[i]
-    nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
-    match = _CLOCK.match(token)
-    if match:
-        hour, minute, half = int(match.group(1)), int(match.group(2)), match.group(3)
-        end = i + 1
-    else:
-        match = re.match(r"^(\d{1,2})(am|pm)$", token)
-        if match:
-            hour, minute, half, end = int(match.group(1)), 0, match.group(2), i + 1
+    def clock(self) -> Value | None:
+        token, nxt, end = self.token, self.at(self.i + 1), self.i + 1
+        if match := _CLOCK.match(token):
+            hour, minute, half = int(match.group(1)), int(match.group(2)), match.group(3)
+        elif match := _HOUR.match(token):
+            hour, minute, half = int(match.group(1)), 0, match.group(2)
         elif token.isdigit() and nxt in {"am", "pm", "a.m", "p.m"} and int(token) <= 12:  # noqa: PLR2004
-            hour, minute, half, end = int(token), 0, nxt[0] + "m", i + 2
+            hour, minute, half, end = int(token), 0, nxt[0] + "m", end + 1
         elif token in {"noon", "midday", "midnight"}:
-            hour, minute, half, end = (0 if token == "midnight" else 12), 0, None, i + 1
+            hour, minute, half = (0 if token == "midnight" else 12), 0, None
         else:
             return None
-    if half == "pm" and hour < 12:  # noqa: PLR2004
-        hour += 12
-    if half == "am" and hour == 12:  # noqa: PLR2004
-        hour = 0
-    if hour > 24 or minute > 59:  # noqa: PLR2004
+        hour += 12 if half == "pm" and hour < 12 else 0  # noqa: PLR2004
+        hour = 0 if half == "am" and hour == 12 else hour  # noqa: PLR2004
+        if hour > 24 or minute > 59:  # noqa: PLR2004
+            return None
+        return self.make("time", "clock", "", Fraction(hour * 60 + minute), end)
+
+    def version(self) -> Value | None:
+        if _IP.match(self.token) or not _VERSION.match(self.token):
+            return None
+        return self.make("version", "version", self.token.lstrip("v"), Fraction(0), self.i + 1)
+
+    def number(self) -> Value | None:
+        match = _NUMBER.match(self.token)
+        if not match:
+            return None
+        sign, whole, frac, suffix = match.groups()
+        raw = Fraction(whole.replace(",", "") + ("." + frac if frac else ""))
+        return self.quantify(self.i, raw, sign, suffix)
+
+    def words(self) -> Value | None:
+        token, nxt = self.token, self.at(self.i + 1)
+        if token in _TIMES_WORDS:
+            per, end = self.per(self.i + 1)
+            if token == "once" and not per:
+                return None  # "once they are old": a conjunction, not a count
+            return self.make("number", "count", "time", Fraction(_TIMES_WORDS[token]), end, per=per)
+        if token not in _WORD_NUMBERS:
+            return None
+        if token in {"one", "zero"} and (not nxt.isalpha() or nxt in _NOT_COUNTED):
+            return None  # "one of", "no one", "the one that": not a count
+        raw = Fraction(_WORD_NUMBERS[token])
+        if nxt in {"hundred", "thousand"}:
+            return self.quantify(self.i + 1, raw * (100 if nxt == "hundred" else 1000), None, "")
+        return self.quantify(self.i, raw, None, "")
+
+    def quantify(self, i: int, raw: Fraction, sign: str | None, suffix: str) -> Value | None:
+        """Read what follows a number at tokens[i]: multiplier, percent, currency, unit."""
+        currency = _CURRENCY_SIGNS.get(sign or "") or self.currency_before()
+        if suffix and suffix not in _PERCENT and suffix not in _MULTIPLIERS:
+            return self.suffixed(i, raw, suffix, currency)
+        amount, end = raw * _MULTIPLIERS.get(suffix, 1), i + 1
+        if len(self.at(end)) > 1 and self.at(end) in _MULTIPLIERS:
+            amount, end = amount * _MULTIPLIERS[self.at(end)], end + 1
+        if suffix in _PERCENT or self.at(end) in _PERCENT:
+            return self.make("percent", "percent", "", raw, end + (suffix == ""))
+        word = _singular(self.at(end))
+        if currency is None and word in _CURRENCY_WORDS:
+            currency, end = _CURRENCY_WORDS[word], end + 1
+        if currency is not None:
+            per, end = self.per(end)
+            return self.make("money", "money", currency, amount, end, raw, per)
+        if word in _UNITS and self.at(end):
+            dimension, factor = _UNITS[word]
+            per, stop = self.per(end + 1)
+            return self.make("quantity", dimension, word, amount * factor, stop, raw, per)
+        if word in _RATES:
+            return self.make("quantity", "rate", word, amount, end + 1, raw)
+        following = self.at(end)
+        noun = stem(following) if following.isalpha() and following not in _NOISE_NOUNS else ""
+        per, stop = self.per(end + (1 if noun else 0))
+        return self.make("number", "count", noun, amount, stop, raw, per)
+
+    def suffixed(self, i: int, raw: Fraction, suffix: str, currency: str | None) -> Value | None:
+        """A number with letters attached: `500ms`, `2gb`, `1.5k`, `3x`, `1st`."""
+        if suffix in {"st", "nd", "rd", "th"}:
+            return self.make("number", "ordinal", "", raw, i + 1)
+        if suffix == "x":
+            return self.make("number", "factor", "x", raw, i + 1)
+        if suffix not in _UNITS and suffix[0] in "kmb" and suffix[1:] in _UNITS and not currency:
+            raw, suffix = raw * _MULTIPLIERS[suffix[0]], suffix[1:]
+        if currency is not None and suffix in _MULTIPLIERS:
+            return self.make("money", "money", currency, raw * _MULTIPLIERS[suffix], i + 1, raw)
+        if suffix in _UNITS:
+            dimension, factor = _UNITS[suffix]
+            per, end = self.per(i + 1)
+            return self.make("quantity", dimension, suffix, raw * factor, end, raw, per)
+        if suffix in _RATES:
+            return self.make("quantity", "rate", suffix, raw, i + 1)
         return None
-    amount = Fraction(hour * 60 + minute)
-    return _make("time", "clock", "", amount, tokens=tokens, start=i, end=end)
 
+    def currency_before(self) -> str | None:
+        word = self.tokens[self.i - 1] if self.i > 0 else ""
+        return _CURRENCY_WORDS.get(word) if len(word) == 3 else _CURRENCY_SIGNS.get(word)  # noqa: PLR2004
 
-def _version_at(tokens: Sequence[str], i: int) -> Value | None:
-    token = tokens[i]
-    if _IP.match(token) or not _VERSION.match(token):
-        return None
-    return _make(
-        "version", "version", token.lstrip("v"), Fraction(0), tokens=tokens, start=i, end=i + 1
-    )
+    def per(self, i: int) -> tuple[str, int]:
+        """Read `per minute`, `a day`, `per 24 hours` at tokens[i]; return (denominator, end)."""
+        if self.at(i) not in {"per", "a", "an", "each", "every", "/"} or not self.at(i + 1):
+            return "", i
+        count, at = Fraction(1), i + 1
+        if _NUMBER.match(self.at(at)) and self.at(at).isdigit():
+            count, at = Fraction(self.at(at)), at + 1
+        word = _singular(self.at(at))
+        if word in _UNITS:
+            dimension, factor = _UNITS[word]
+            return f"{dimension}:{factor * count}", at + 1
+        if self.at(i) == "per" and word.isalpha() and count == 1:
+            return stem(word), at + 1
+        return "", i
 
+    def bare(self) -> Value | None:
+        """A unit, currency or time zone standing alone ("report in kg, cm")."""
+        token, end = self.token, self.i + 1
+        if token in _TIMEZONES:
+            return self.make("unit", "timezone", _TIMEZONES[token], Fraction(0), end)
+        if token not in _BARE_UNITS or _NUMBER.match(self.at(self.i + 1)):
+            return None
+        if self.i > 0 and _NUMBER.match(self.tokens[self.i - 1]):
+            return None  # "1,200 USD": the currency belongs to the number
+        word = _singular(token)
+        if word in _CURRENCY_WORDS:
+            return self.make("unit", "money", _CURRENCY_WORDS[word], Fraction(0), end)
+        dimension = _UNITS[word][0] if word in _UNITS else _BARE_SYSTEMS.get(token, token)
+        return self.make("unit", dimension, token, Fraction(0), end)
 
-def _number_at(tokens: Sequence[str], i: int) -> Value | None:
-    match = _NUMBER.match(tokens[i])
-    if not match:
-        return None
-    sign, whole, frac, suffix = match.groups()
-    raw = Fraction(whole.replace(",", "") + ("." + frac if frac else ""))
-    return _quantify(tokens, i, raw, sign, suffix)
-
-
-def _word_value_at(tokens: Sequence[str], i: int) -> Value | None:
-    token = tokens[i]
-    if token in _TIMES_WORDS:
-        per = _per_at(tokens, i + 1)
-        if token == "once" and not per:
-            return None  # "once they are old": a conjunction, not a count
-        end = i + 1 + (2 if per else 0)
-        amount = Fraction(_TIMES_WORDS[token])
-        return _make("number", "count", "time", amount, tokens=tokens, start=i, end=end, per=per)
-    if token not in _WORD_NUMBERS:
-        return None
-    nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
-    if token in {"one", "zero"} and (not nxt.isalpha() or nxt in _NOT_COUNTED):
-        return None  # "one of", "no one", "the one that": not a count
-    raw = Fraction(_WORD_NUMBERS[token])
-    if nxt == "hundred" or nxt == "thousand":
-        raw *= 100 if nxt == "hundred" else 1000
-        return _quantify(tokens, i + 1, raw, None, "", start=i)
-    return _quantify(tokens, i, raw, None, "")
-
-
-def _quantify(
-    tokens: Sequence[str],
-    i: int,
-    raw: Fraction,
-    sign: str | None,
-    suffix: str,
-    start: int | None = None,
-) -> Value | None:
-    begin = i if start is None else start
-    nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
-    currency = _CURRENCY_SIGNS.get(sign or "") or _currency_before(tokens, begin)
-    if suffix and suffix not in _PERCENT and suffix not in _MULTIPLIERS:
-        return _suffixed(tokens, begin, i, raw, suffix, currency)
-    amount = raw * _MULTIPLIERS.get(suffix, 1)
-    end = i + 1
-    if nxt in _MULTIPLIERS and len(nxt) > 1:
-        amount, end = amount * _MULTIPLIERS[nxt], end + 1
-        nxt = tokens[end] if end < len(tokens) else ""
-    if suffix in _PERCENT or nxt in _PERCENT:
-        return _make(
-            "percent", "percent", "", raw, tokens=tokens, start=begin, end=end + (suffix == "")
-        )
-    word = _singular(nxt)
-    if currency is None and word in _CURRENCY_WORDS:
-        currency, end = _CURRENCY_WORDS[word], end + 1
-    if currency is not None:
-        per = _per_at(tokens, end)
-        end += 2 if per else 0
-        return _make(
-            "money",
-            "money",
-            currency,
-            amount,
-            tokens=tokens,
-            start=begin,
-            end=end,
-            raw=raw,
-            per=per,
-        )
-    return _unit_value(tokens, begin, end, amount, raw, word)
-
-
-def _unit_value(
-    tokens: Sequence[str], begin: int, end: int, amount: Fraction, raw: Fraction, word: str
-) -> Value:
-    following = tokens[end] if end < len(tokens) else ""
-    if word in _UNITS and following:
-        dimension, factor = _UNITS[word]
-        per = _per_at(tokens, end + 1)
-        stop = end + 1 + (2 if per else 0)
-        return _make(
-            "quantity",
-            dimension,
-            word,
-            amount * factor,
-            tokens=tokens,
-            start=begin,
-            end=stop,
-            raw=raw,
-            per=per,
-        )
-    if word in _RATES:
-        return _make(
-            "quantity", "rate", word, amount, tokens=tokens, start=begin, end=end + 1, raw=raw
-        )
-    noun = stem(following) if following.isalpha() and following not in _NOISE_NOUNS else ""
-    per = _per_at(tokens, end + (1 if noun else 0))
-    stop = end + (1 if noun else 0) + (2 if per else 0)
-    return _make(
-        "number", "count", noun, amount, tokens=tokens, start=begin, end=stop, raw=raw, per=per
-    )
-
-
-def _suffixed(
-    tokens: Sequence[str], begin: int, i: int, raw: Fraction, suffix: str, currency: str | None
-) -> Value | None:
-    if suffix in {"st", "nd", "rd", "th"}:
-        return _make("number", "ordinal", "", raw, tokens=tokens, start=begin, end=i + 1)
-    if suffix == "x":
-        return _make("number", "factor", "x", raw, tokens=tokens, start=begin, end=i + 1)
-    if suffix not in _UNITS and suffix[0] in "kmb" and suffix[1:] in _UNITS and currency is None:
-        raw, suffix = raw * _MULTIPLIERS[suffix[0]], suffix[1:]
-    if currency is not None and suffix in _MULTIPLIERS:
-        return _make(
-            "money",
-            "money",
-            currency,
-            raw * _MULTIPLIERS[suffix],
-            tokens=tokens,
-            start=begin,
-            end=i + 1,
-            raw=raw,
-        )
-    if suffix in _UNITS:
-        dimension, factor = _UNITS[suffix]
-        per = _per_at(tokens, i + 1)
-        end = i + 1 + (2 if per else 0)
-        return _make(
-            "quantity",
-            dimension,
-            suffix,
-            raw * factor,
-            tokens=tokens,
-            start=begin,
-            end=end,
-            raw=raw,
-            per=per,
-        )
-    if suffix in _RATES:
-        return _make("quantity", "rate", suffix, raw, tokens=tokens, start=begin, end=i + 1)
-    return None
-
-
-def _currency_before(tokens: Sequence[str], i: int) -> str | None:
-    if i == 0:
-        return None
-    word = tokens[i - 1]
-    return _CURRENCY_WORDS.get(word) if len(word) == 3 else _CURRENCY_SIGNS.get(word)  # noqa: PLR2004
-
-
-def _per_at(tokens: Sequence[str], i: int) -> str:
-    """Return the canonical denominator when tokens[i:] reads `per <unit>` or `a <unit>`."""
-    if i + 1 >= len(tokens) or tokens[i] not in {"per", "a", "an", "each", "every", "/"}:
-        return ""
-    word = _singular(tokens[i + 1])
-    if word in _UNITS:
-        return f"{_UNITS[word][0]}:{_UNITS[word][1]}"
-    return stem(word) if tokens[i] == "per" and word.isalpha() else ""
-
-
-def _bare_at(tokens: Sequence[str], i: int) -> Value | None:
-    token = tokens[i]
-    if token in _TIMEZONES:
-        return _make(
-            "unit", "timezone", _TIMEZONES[token], Fraction(0), tokens=tokens, start=i, end=i + 1
-        )
-    if token not in _BARE_UNITS:
-        return None
-    if _adjacent_number(tokens, i):
-        return None  # "USD 1,200": the currency belongs to the number
-    word = _singular(token)
-    if word in _CURRENCY_WORDS:
-        return _make(
-            "unit", "money", _CURRENCY_WORDS[word], Fraction(0), tokens=tokens, start=i, end=i + 1
-        )
-    dimension = _UNITS[word][0] if word in _UNITS else _BARE_SYSTEMS.get(token, token)
-    return _make("unit", dimension, token, Fraction(0), tokens=tokens, start=i, end=i + 1)
-
-
-def _adjacent_number(tokens: Sequence[str], i: int) -> bool:
-    before = tokens[i - 1] if i > 0 else ""
-    after = tokens[i + 1] if i + 1 < len(tokens) else ""
-    return bool(_NUMBER.match(before) or _NUMBER.match(after))
-
-
-def _range_at(tokens: Sequence[str], i: int) -> Value | None:
-    left, _, right = tokens[i].partition("-")
-    if not left or not right:
-        return None
-    first = _value_at([left], 0)
-    second = _value_at([right], 0)
-    if first is None or second is None:
-        return None
-    amount = first.amount * 10**6 + second.amount
-    return _make(
-        first.kind,
-        first.dimension + "-range",
-        first.unit,
-        amount,
-        tokens=tokens,
-        start=i,
-        end=i + 1,
-    )
+    def range(self) -> Value | None:
+        """Two values joined by a hyphen in one token: `9am-5pm`, `09:00-17:00`."""
+        left, _, right = self.token.partition("-")
+        first = _value_at([left], 0) if left else None
+        second = _value_at([right], 0) if right else None
+        if first is None or second is None:
+            return None
+        amount = first.amount * 10**6 + second.amount
+        return self.make(first.kind, first.dimension + "-range", first.unit, amount, self.i + 1)
 
 
 def values_equal(left: Value, right: Value) -> bool:

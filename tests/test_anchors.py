@@ -1,0 +1,177 @@
+from __future__ import annotations
+
+import pytest
+
+from compaction_guard.anchors import (
+    Value,
+    are_siblings,
+    comparable,
+    extract_values,
+    identifier_parts,
+    is_identifier,
+    is_numeric,
+    is_soft_identifier,
+    values_equal,
+)
+from compaction_guard.normalize import detection_form, tokenize
+
+
+def values(text: str) -> tuple[Value, ...]:
+    return extract_values(tokenize(detection_form(text)))
+
+
+def one(text: str) -> Value:
+    found = values(text)
+    assert len(found) == 1, found
+    return found[0]
+
+
+@pytest.mark.parametrize("text", ["$1,200", "1200 USD", "USD 1,200", "$1.2k", "1,200 dollars"])
+def test_money_in_any_format_equals_1200_dollars(text: str) -> None:
+    assert values_equal(one(text), one("$1200"))
+
+
+def test_money_in_another_currency_is_not_equal() -> None:
+    assert not values_equal(one("1200 EUR"), one("$1,200"))
+
+
+def test_plain_number_equals_money_with_the_same_written_amount() -> None:
+    assert values_equal(one("a cap of 500"), one("$500"))
+
+
+def test_percent_written_two_ways_is_equal() -> None:
+    assert values_equal(one("5%"), one("5 percent"))
+
+
+def test_data_units_of_different_size_are_different_values() -> None:
+    assert not values_equal(one("25 MB"), one("25 GB"))
+    assert comparable(one("25 MB"), one("25 GB"))
+
+
+def test_durations_compare_in_seconds() -> None:
+    assert values_equal(one("24 hours"), one("1 day"))
+    assert values_equal(one("500ms"), one("0.5 s"))
+
+
+def test_rates_with_different_denominators_differ() -> None:
+    minute, second = one("100 requests per minute"), one("100 requests per second")
+    assert not values_equal(minute, second)
+    assert comparable(minute, second)
+
+
+@pytest.mark.parametrize("text", ["2026-03-01", "March 1, 2026", "1 March 2026", "1st of March 2026"])
+def test_dates_in_iso_and_written_forms_are_equal(text: str) -> None:
+    assert values_equal(one(text), one("2026-03-01"))
+
+
+def test_swapped_month_and_day_is_a_different_date() -> None:
+    assert not values_equal(one("2026-01-03"), one("2026-03-01"))
+
+
+def test_a_date_without_year_matches_its_day_and_month() -> None:
+    assert values_equal(one("March 1"), one("2026-03-01"))
+
+
+def test_clock_times_in_12_and_24_hour_forms_are_equal() -> None:
+    assert values_equal(one("5pm"), one("17:00"))
+    assert not values_equal(one("5am"), one("17:00"))
+
+
+def test_versions_compare_by_their_text() -> None:
+    assert values_equal(one("v3.11.8"), one("3.11.8"))
+    assert not values_equal(one("3.11.8"), one("3.12.1"))
+
+
+def test_counts_ignore_the_counted_noun() -> None:
+    assert values_equal(one("3 retries"), one("3 times"))
+    assert values_equal(one("three retries"), one("3 retries"))
+
+
+def test_bare_units_are_anchors_compared_by_dimension() -> None:
+    kg, cm = values("report in kg, cm")
+    mm = one("in mm")
+    assert kg.kind == cm.kind == "unit"
+    assert comparable(cm, mm)
+    assert not values_equal(cm, mm)
+    assert not comparable(kg, mm)
+
+
+def test_weekday_and_weekday_sets_are_separate_dimensions() -> None:
+    assert comparable(one("on Tuesdays"), one("on Thursday"))
+    assert comparable(one("weekdays only"), one("on weekends"))
+    assert not comparable(one("weekdays only"), one("on Tuesday"))
+
+
+def test_one_as_a_pronoun_is_not_a_value() -> None:
+    assert values("pick one of the regions") == ()
+
+
+def test_value_spans_point_at_their_tokens() -> None:
+    tokens = tokenize(detection_form("cap it at $2 million per day please"))
+    value = extract_values(tokens)[0]
+    assert tokens[value.start : value.end] == ["$2", "million", "per", "day"]
+
+
+def test_a_rate_per_day_equals_the_same_rate_per_24_hours() -> None:
+    assert values_equal(one("$2 million per day"), one("$2,000,000 per 24 hours"))
+    assert not values_equal(one("$2 million per day"), one("$2 million per hour"))
+
+
+@pytest.mark.parametrize(
+    "token",
+    [
+        "orders_prod",
+        "app.config.yaml",
+        "/etc/nginx/",
+        "--force",
+        ".env",
+        "a.b@c.io",
+        "https://x.io",
+        "10.0.0.1",
+        "eu-west-1",
+        "#deploy",
+        "s3",
+    ],
+)
+def test_is_identifier_accepts_names_compared_whole(token: str) -> None:
+    assert is_identifier(token)
+
+
+@pytest.mark.parametrize("token", ["database", "read-only", "500", "$500", "24h", "9am-5pm", "v2"])
+def test_is_identifier_rejects_words_and_values(token: str) -> None:
+    assert not is_identifier(token)
+
+
+def test_hyphenated_words_are_soft_identifiers() -> None:
+    assert is_soft_identifier("payments-staging")
+    assert not is_soft_identifier("eu-west-1")
+
+
+def test_is_numeric_recognises_values_but_not_addresses() -> None:
+    assert is_numeric("$1,200")
+    assert is_numeric("2026-03-01")
+    assert not is_numeric("10.0.0.1")
+
+
+def test_identifier_parts_split_at_joiners() -> None:
+    assert identifier_parts("#deploy-approvals_eu.v2") == ("deploy", "approvals", "eu", "v2")
+
+
+@pytest.mark.parametrize(
+    ("wanted", "found"),
+    [
+        ("orders_prod", "orders_prod_archive"),
+        (".env", ".env.example"),
+        ("--force", "--force-with-lease"),
+        ("#deploy-approvals", "#deploy-approvals-staging"),
+        ("payments-staging", "payments-sandbox"),
+        ("eu-west-1", "eu-west-2"),
+    ],
+)
+def test_are_siblings_recognises_edited_names(wanted: str, found: str) -> None:
+    assert are_siblings(wanted, found)
+
+
+def test_are_siblings_rejects_unrelated_and_identical_names() -> None:
+    assert not are_siblings("orders_prod", "billing_live")
+    assert not are_siblings("orders_prod", "orders_prod")

@@ -1,0 +1,131 @@
+from __future__ import annotations
+
+import pytest
+
+from compaction_guard.normalize import (
+    contains_token,
+    detection_form,
+    fold_whitespace,
+    sentence_spans,
+    split_sentences,
+    stem,
+    tokenize,
+)
+
+
+def test_detection_form_folds_case_width_and_compatibility_forms() -> None:
+    assert detection_form("ＯＲＤＥＲＳ_Prod ﬁle") == "orders_prod file"
+
+
+def test_detection_form_removes_zero_width_and_bidi_characters() -> None:
+    assert detection_form("orders\u200b_prod\u202e\ufeff") == "orders_prod"
+
+
+def test_detection_form_folds_typographic_dashes_and_quotes() -> None:
+    assert detection_form("read\u2011only \u201cquoted\u201d it\u2019s") == 'read-only "quoted" it\'s'
+
+
+def test_detection_form_keeps_value_punctuation_and_line_breaks() -> None:
+    text = "Cap: $1,200.50 @ 5% on 2026-03-01\nsee a.b@c.io /etc/x_y"
+    assert detection_form(text) == text.lower()
+
+
+def test_fold_whitespace_joins_runs_and_strips_ends() -> None:
+    assert fold_whitespace("  never\t\n write \u00a0 twice  ") == "never write twice"
+
+
+def test_split_sentences_cuts_at_terminators_followed_by_space() -> None:
+    assert split_sentences("Use v2.3.1. Cap is $1.5k! Done? yes") == [
+        "Use v2.3.1.",
+        "Cap is $1.5k!",
+        "Done?",
+        "yes",
+    ]
+
+
+def test_split_sentences_keeps_abbreviations_inside_a_sentence() -> None:
+    assert split_sentences("Use a region, e.g. eu-west-1, for data. Next.") == [
+        "Use a region, e.g. eu-west-1, for data.",
+        "Next.",
+    ]
+
+
+def test_split_sentences_treats_each_line_as_its_own_statement() -> None:
+    text = "Key decisions:\n- Budget cap is $500\n2. Never push to main\n## Next"
+    assert split_sentences(text) == ["Key decisions:", "Budget cap is $500", "Never push to main", "Next"]
+
+
+def test_sentence_spans_point_into_the_text() -> None:
+    text = "One. - Two three.\n\n  Four"
+    assert [text[a:b] for a, b in sentence_spans(text)] == ["One.", "- Two three.", "Four"]
+
+
+@pytest.mark.parametrize(
+    "token",
+    [
+        "$1,200.50",
+        "orders_prod_archive",
+        "--force-with-lease",
+        ".env.example",
+        "#deploy-approvals-staging",
+        "a.b@c.io",
+        "https://x.io/a?b=1",
+        "~/.ssh/id_rsa",
+        "./run.sh",
+        "10.0.0.0/8",
+        "eu-west-1",
+        "09:00",
+        "5%",
+        "v2.3.1",
+    ],
+)
+def test_tokenize_keeps_value_and_identifier_tokens_whole(token: str) -> None:
+    assert tokenize(f"use {token} now") == ["use", token, "now"]
+
+
+def test_tokenize_splits_a_list_of_units_at_the_comma() -> None:
+    assert tokenize("in kg, cm") == ["in", "kg", "cm"]
+
+
+def test_tokenize_drops_sentence_punctuation_around_tokens() -> None:
+    assert tokenize("(orders_prod.) $500, .env!") == ["orders_prod", "$500", ".env"]
+
+
+def test_contains_token_ignores_case_and_width() -> None:
+    assert contains_token("Never touch ORDERS_PROD.", "orders_prod")
+
+
+def test_contains_token_rejects_an_identifier_extended_by_a_suffix() -> None:
+    assert not contains_token("never touch orders_prod_archive", "orders_prod")
+
+
+def test_contains_token_matches_a_phrase_only_when_contiguous() -> None:
+    assert contains_token("the analytics warehouse", "Analytics warehouse")
+    assert not contains_token("the analytics and marketing warehouse", "analytics warehouse")
+
+
+def test_contains_token_refuses_an_empty_needle() -> None:
+    assert not contains_token("anything", " ,. ")
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        (("retry", "retries", "retried", "retrying"), "retry"),
+        (("write", "writes", "writing", "written", "wrote"), "writ"),
+        (("cap", "caps", "capped"), "cap"),
+        (("approve", "approved", "approval"), "approv"),
+        (("exceed", "exceeds", "exceeded"), "exceed"),
+    ],
+)
+def test_stem_folds_inflections_to_one_stem(words: tuple[str, ...], expected: str) -> None:
+    assert {stem(word) for word in words} == {expected}
+
+
+def test_stem_leaves_identifiers_and_short_words_alone() -> None:
+    assert [stem("orders_prod"), stem("eu-west-1"), stem("logs"), stem("use")] == [
+        "orders_prod",
+        "eu-west-1",
+        "log",
+        "use",
+    ]

@@ -83,6 +83,8 @@ _TIMEZONES |= {"aest": "aest", "bst": "bst", "cst": "cst", "cdt": "cdt", "mst": 
 _BARE_UNITS = {"ms", "kb", "mb", "gb", "tb", "pb", "kib", "mib", "gib", "tib", "mm", "cm"}
 _BARE_UNITS |= {"km", "kg", "mg", "lb", "lbs", "oz", "ft", "usd", "eur", "gbp", "jpy", "cad"}
 _BARE_UNITS |= {"aud", "chf", "inr", "celsius", "fahrenheit", "metric", "imperial"}
+# Region codes ("the US" only after "the": otherwise it is the pronoun).
+_REGIONS = {"eu", "eea", "uk", "us", "usa", "emea", "apac", "latam", "amer", "anz", "mena"}
 _BARE_SYSTEMS = {"celsius": "temperature", "fahrenheit": "temperature"}
 _BARE_SYSTEMS |= {"metric": "system", "imperial": "system"}
 _WORD_NUMBERS = dict(
@@ -151,7 +153,9 @@ def _singular(token: str) -> str:
 
 _NOT_COUNTED = {"of", "or", "and", "another", "that", "which", "who", "more", "by", "to", "is"}
 _NOT_COUNTED |= {"was", "thing", "way", "time", "in", "on", "at", "for", "with", "the", "a"}
-_NOISE_NOUNS = {"the", "a", "an", "of", "to", "in", "on", "for", "and", "or", "per", "at"}
+_NOISE_NOUNS = {"the", "a", "an", "of", "to", "in", "on", "for", "and", "or", "per", "at", "from"}
+_NOISE_NOUNS |= {"with", "by", "into", "than", "before", "after", "during", "under", "over"}
+_NOISE_NOUNS |= {"is", "are", "was", "be", "this", "that", "it", "as", "if", "when", "then"}
 
 
 # Words that can belong to a value; a token outside this set without a digit or a
@@ -160,6 +164,7 @@ VALUE_WORDS = frozenset(
     {*_UNITS, *(unit + "s" for unit in _UNITS), *_CURRENCY_WORDS}
     | {word + "s" for word in _CURRENCY_WORDS}
     | {*_MULTIPLIERS, *_PERCENT, *_TIMEZONES, *_BARE_UNITS, *_WORD_NUMBERS, *_TIMES_WORDS}
+    | _REGIONS
     | {*_MONTHS, *_WEEKDAYS, *(day + "s" for day in _WEEKDAYS)}
     | {"am", "pm", "a.m", "p.m", "noon", "midday", "midnight", "per", "inches"},
 )
@@ -335,7 +340,9 @@ class _Reader:
 
     def quantify(self, i: int, raw: Fraction, sign: str | None, suffix: str) -> Value | None:
         """Read what follows a number at tokens[i]: multiplier, percent, currency, unit."""
-        currency = _CURRENCY_SIGNS.get(sign or "") or self.currency_before()
+        currency = _CURRENCY_SIGNS.get(sign or "")
+        if currency is None and (currency := self.currency_before()) is not None:
+            self.i -= 1  # "USD 1,200": the code belongs to the value's span
         if suffix and suffix not in _PERCENT and suffix not in _MULTIPLIERS:
             return self.suffixed(i, raw, suffix, currency)
         amount, end = raw * _MULTIPLIERS.get(suffix, 1), i + 1
@@ -398,10 +405,12 @@ class _Reader:
         return "", i
 
     def bare(self) -> Value | None:
-        """A unit, currency or time zone standing alone ("report in kg, cm")."""
+        """A unit, currency, time zone or region code standing alone ("in kg, cm")."""
         token, end = self.token, self.i + 1
         if token in _TIMEZONES:
             return self.make("unit", "timezone", _TIMEZONES[token], Fraction(0), end)
+        if token in _REGIONS and (token != "us" or self.i > 0 and self.tokens[self.i - 1] == "the"):
+            return self.make("unit", "region", token, Fraction(0), end)
         if token not in _BARE_UNITS or _NUMBER.match(self.at(self.i + 1)):
             return None
         if self.i > 0 and _NUMBER.match(self.tokens[self.i - 1]):
@@ -477,6 +486,7 @@ def is_identifier(token: str) -> bool:
     return bool(_LETTER_DIGIT.match(token))
 
 
+@functools.lru_cache(maxsize=65536)
 def is_soft_identifier(token: str) -> bool:
     """Return True for a hyphenated word (`payments-staging`, `third-party`).
 

@@ -40,7 +40,7 @@ _FOLD = str.maketrans(
 # (--force, #channel, @user, ~/.ssh, ./run.sh, .env). Thousands commas join digits only.
 _TOKEN = re.compile(
     r"""
-    https?://[^\s<>"'`]*[^\s<>"'`.,;:!?)\]]
+    [a-z][a-z0-9+.-]{0,15}://[^\s<>"'`]*[^\s<>"'`.,;:!?)\]]
     | [\w.+-]+@\w[\w-]*(?:\.\w[\w-]*)+
     | (?:--?|[#@]|~?/\.?|\.{1,2}/|\.(?=\w))?
       [$\u20ac\u00a3\u00a5]?\w+

@@ -13,7 +13,7 @@ import functools
 from collections import Counter
 from dataclasses import dataclass
 
-from compaction_guard.anchors import is_identifier, is_soft_identifier
+from compaction_guard.anchors import comparable, is_identifier, is_soft_identifier
 from compaction_guard.detectors._lexical_index import lookup_keys
 from compaction_guard.detectors._lexical_lexicon import (
     GENERIC,
@@ -25,7 +25,7 @@ from compaction_guard.detectors._lexical_lexicon import (
 )
 from compaction_guard.detectors._lexical_modality import NEGATIVE, Mark, Modality
 from compaction_guard.detectors._lexical_text import ID, Analysis, analyse
-from compaction_guard.normalize import detection_form, fold_whitespace, sentence_spans
+from compaction_guard.normalize import detection_form, fold_whitespace, sentence_spans, stem
 
 __all__ = ["Alignment", "Part", "align", "parts_of", "region_marks"]
 
@@ -179,13 +179,28 @@ def align(part: Part, window: Analysis, span: tuple[int, int] | None = None) -> 
         if index not in found:
             continue
         positions, width = found[index]
-        position, in_order = _choose(positions, window, core, last)
+        free = [p for p in positions if p not in covered]
+        if not free:
+            continue  # two words of the part never share one word of the window
+        position, in_order = _choose(free, window, core, last)
         inversions += 0 if in_order else 1
         last = max(last, position)
         matches[index] = position
         covered.update(range(position, position + width))
         matched_weight += weight
     topic = frozenset(window.clauses[p] for p in matches.values())
+    in_topic = [v for v in window.values if window.clauses[v.start] in topic]
+    if topic and part.analysis.values and not any(
+        comparable(wanted, found) for wanted in part.analysis.values for found in in_topic
+    ):
+        # The rule's words and its values sit in different clauses ("allowed at any
+        # time, including outside 09:00 to 17:00"): the value clause is topic too.
+        topic |= {
+            window.clauses[found.start]
+            for found in window.values
+            if any(comparable(wanted, found) for wanted in part.analysis.values)
+            and (span is None or span[0] <= found.start < span[1])
+        }
     matched_keys = len({keys[i] for i in matches})
     complete = all(i in matches or keys[i] in GENERIC for i in part.content)
     return Alignment(
@@ -239,7 +254,18 @@ def _positions(token: str, key: str | None, window: Analysis) -> tuple[list[int]
         # A read-only rule is carried by what it says about writing or reading.
         found = [i for i, k in enumerate(window.keys) if k in ACCESS_KEYS]
         return found, 1
+    if key is not None and not key.startswith(("~", ID)):
+        inside = [i for i, t in enumerate(window.tokens) if key in _compound_keys(t)]
+        if inside:
+            return inside, 1  # "retention" inside "data-retention"
     return _variant(token, window)
+
+
+@functools.lru_cache(maxsize=65536)
+def _compound_keys(token: str) -> frozenset[str]:
+    if not is_soft_identifier(token):
+        return frozenset()
+    return frozenset(concept(stem(piece)) for piece in token.split("-"))
 
 
 def _variant(token: str, window: Analysis) -> tuple[list[int], int]:

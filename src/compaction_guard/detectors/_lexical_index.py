@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from compaction_guard.anchors import identifier_parts, is_identifier, is_soft_identifier
-from compaction_guard.detectors._lexical_text import ID, Analysis, analyse, token_key
+from compaction_guard.detectors._lexical_text import BOUND, ID, Analysis, analyse, token_key
 from compaction_guard.normalize import detection_form, fold_whitespace, sentence_spans, tokenize
 from compaction_guard.taxonomy import Site
 
@@ -50,16 +50,20 @@ class Sentence:
 
 
 # Bound words share one key, so "cap", "limit" and "at most" find each other.
-_BOUND_KEYS = {word: "~max" for word in ("cap", "caps", "capped", "limit", "limits", "maximum")}
-_BOUND_KEYS |= {word: "~max" for word in ("max", "ceiling", "most", "exceed", "exceeds")}
-_BOUND_KEYS |= {word: "~min" for word in ("minimum", "min", "least", "floor")}
+_BOUND_KEYS = {word: BOUND for word in ("cap", "caps", "capped", "limit", "limits", "maximum")}
+_BOUND_KEYS |= {word: BOUND for word in ("max", "ceiling", "most", "exceed", "exceeds")}
+_BOUND_KEYS |= {word: BOUND for word in ("minimum", "min", "least", "floor")}
 _BOUND_KEYS |= {"read-only": "~readonly", "readonly": "~readonly"}
 NUMBER = "num:"
+_ANY_NUMBER = NUMBER + "#"
 
 
 def key_weight(key: str) -> int:
-    """Score of one shared index key: an identifier says more than a word."""
-    return 2 if key.startswith(ID) else 1
+    """Score of one shared index key: an identifier says more than a word, and a bare
+    "some number" class says nothing on its own."""
+    if key.startswith(ID):
+        return 2
+    return 0 if key == _ANY_NUMBER else 1
 
 
 def _value_class(token: str) -> str:
@@ -70,7 +74,7 @@ def _value_class(token: str) -> str:
         return NUMBER + "$"
     if ":" in token:
         return NUMBER + ":"
-    return NUMBER + "#"
+    return _ANY_NUMBER
 
 
 def lookup_keys(tokens: Iterable[str]) -> frozenset[str]:

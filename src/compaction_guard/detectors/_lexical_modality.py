@@ -175,7 +175,7 @@ _PHRASES: dict[str, tuple[Modality, ...]] = {
         "deprecated", "cleared", "reversed", "replaced",
     ),
     _M.EXTEND: (
-        "also", "too", "as well", "additionally", "in addition", "including", "not only",
+        "also", "too", "as well", "additionally", "in addition", "not only",
         "any time", "anytime", "at any time", "anywhere", "whenever", "as well as",
         "regardless", "no matter",
     ),

@@ -133,6 +133,21 @@ class _Context:
         return self.al.matched_keys + present + force >= min(2, offered)
 
     @functools.cached_property
+    def bound_swap(self) -> bool:
+        """An upper bound in the rule is a lower bound in the window, or back."""
+        part, w = self.part.classes, self.w_classes
+        return bool(
+            (part[_M.MAX] and not part[_M.MIN] and w[_M.MIN] and not w[_M.MAX])
+            or (part[_M.MIN] and not part[_M.MAX] and w[_M.MAX] and not w[_M.MIN]),
+        )
+
+    @functools.cached_property
+    def complement(self) -> bool:
+        """The window states the other side of the rule: "up to $200 without escalation"
+        for "above $200 must escalate" (bound and polarity both reversed)."""
+        return self.bound_swap and self.part.parity != self.w_parity
+
+    @functools.cached_property
     def lost(self) -> list[str]:
         """The part's force words that the window does not carry (see `_lost_modality`)."""
         return _lost_modality(self)
@@ -167,6 +182,10 @@ def evaluate(part: Part, window: Window) -> Reading | None:
     if not _is_trace(part, al, window.analysis):
         return None
     ctx = _context(part, window, al)
+    if al.coverage < TOPIC_COVERAGE and not ctx.topical:
+        # A weak trace: only an edited name can be stated damage (every other rule needs
+        # the topic); otherwise it just keeps the constraint from being called dropped.
+        return _changed_identifier(ctx) or _absence(ctx)
     for damage in (_lifted, _polarity, _anchor_diff, _hedge, _modality_loss):
         reading = damage(ctx)
         if reading is not None:
@@ -181,9 +200,8 @@ def evaluate(part: Part, window: Window) -> Reading | None:
 def _has_sibling(part: Part, al: Alignment, window: Analysis) -> bool:
     names = [part.analysis.tokens[i] for i in part.content if i not in al.matches]
     names = [name for name in names if _is_name(name)]
-    return any(
-        _is_name(found) and are_siblings(name, found) for name in names for found in window.tokens
-    )
+    found = _names(window.tokens) if names else ()
+    return any(are_siblings(name, other) for name in names for _, other in found)
 
 
 def _force_offered(part: Part) -> bool:
@@ -206,6 +224,13 @@ def _is_trace(part: Part, al: Alignment, window: Analysis) -> bool:
     return ids or al.matched_keys >= min(2, part.key_count) or al.coverage >= TOPIC_COVERAGE
 
 
+def _pieces(token: str) -> tuple[str, ...]:
+    """A token and, for a hyphenated word, its parts ("re-enabled" also reads "enabled")."""
+    if "-" in token and is_soft_identifier(token):
+        return (token, *token.split("-"))
+    return (token,)
+
+
 def _context(part: Part, window: Window, al: Alignment) -> _Context:
     win = window.analysis
     marks = region_marks(win, al)
@@ -218,7 +243,7 @@ def _context(part: Part, window: Window, al: Alignment) -> _Context:
         w_classes=Counter(mark.modality for mark in marks),
         w_parity=sum(1 for mark in marks if mark.modality in NEGATIVE) % 2,
         region_tokens=tokens,
-        region_stems=frozenset(stem(win.tokens[i]) for i in tokens),
+        region_stems=frozenset(stem(piece) for i in tokens for piece in _pieces(win.tokens[i])),
         region_values=values,
     )
     if part.classes[_M.READONLY] and not ctx.w_classes[_M.READONLY] and _no_writes(ctx):
@@ -304,9 +329,7 @@ def _polarity(ctx: _Context) -> Reading | None:
     if not ctx.topical:
         return None
     part, w = ctx.part.classes, ctx.w_classes
-    if (part[_M.MAX] and not part[_M.MIN] and w[_M.MIN] and not w[_M.MAX]) or (
-        part[_M.MIN] and not part[_M.MAX] and w[_M.MAX] and not w[_M.MIN]
-    ):
+    if ctx.bound_swap and ctx.part.parity == ctx.w_parity:
         return _contradicted(ctx, "polarity", "an upper bound became a lower bound or back")
     if _read_only(ctx.part) and not _w_read_only(ctx) and _w_writable(ctx):
         return _contradicted(ctx, "polarity", "read-only became writable")
@@ -319,7 +342,8 @@ def _polarity(ctx: _Context) -> Reading | None:
             return _contradicted(ctx, "polarity", f"the {where} permits what the rule limits")
     swaps = _antonym_swaps(ctx)
     explicit = swaps or any(w[m] for m in _EXPLICIT)
-    if (ctx.part.parity + len(swaps)) % 2 != ctx.w_parity and explicit:
+    flipped = (ctx.part.parity + len(swaps) + ctx.bound_swap) % 2 != ctx.w_parity
+    if flipped and explicit and _predicate_kept(ctx):
         what = f"opposite words {swaps}" if swaps else "negation or permission reversed"
         return _contradicted(ctx, "polarity", what)
     return None
@@ -340,6 +364,18 @@ def _reverses(part: Part, classes: Counter[Modality]) -> bool:
     if part.parity == 1 and classes[_M.ALLOW] and parity == 0:
         return True
     return bool(any(part.classes[m] for m in STRONG) and classes[_M.OPTIONAL])
+
+
+def _predicate_kept(ctx: _Context) -> bool:
+    """The word a negation governs is in the window too: a reversal must be about the
+    same act ("must not ship" and "may ship", not "should wait")."""
+    for mark in ctx.part.analysis.marks:
+        if mark.modality not in NEGATIVE:
+            continue
+        governed = next((i for i in ctx.part.content if i >= mark.end), None)
+        if governed is not None and governed not in ctx.al.matches:
+            return False
+    return True
 
 
 def _contradicted(ctx: _Context, rule: str, why: str) -> Reading:
@@ -396,7 +432,9 @@ def _anchor_diff(ctx: _Context) -> Reading | None:
 
 
 def _changed_value(ctx: _Context) -> Reading | None:
-    if not ctx.topical:
+    # A value without the rule's force ("spent $120 so far" for "cap $500") is a
+    # measurement, not a restatement of the rule.
+    if not ctx.topical or (ctx.lost and ctx.al.coverage < STRONG_COVERAGE):
         return None
     c_values = ctx.part.analysis.values
     for wanted in c_values:
@@ -452,11 +490,16 @@ def _changed_identifier(ctx: _Context) -> Reading | None:
 
 
 def _sibling(ctx: _Context, token: str) -> str | None:
-    for position in ctx.region_tokens:
-        found = ctx.win.tokens[position]
-        if found != token and _is_name(found) and are_siblings(token, found):
+    region = set(ctx.region_tokens)
+    for position, found in _names(ctx.win.tokens):
+        if position in region and found != token and are_siblings(token, found):
             return found
     return None
+
+
+@functools.lru_cache(maxsize=16384)
+def _names(tokens: tuple[str, ...]) -> tuple[tuple[int, str], ...]:
+    return tuple((i, token) for i, token in enumerate(tokens) if _is_name(token))
 
 
 def _is_name(token: str) -> bool:
@@ -538,7 +581,7 @@ def _replaceable(part: Analysis, index: int, win: Analysis, position: int) -> bo
     if key is None or key.startswith("~") or part.mark_at[index] >= 0:
         return False
     token = win.tokens[position]
-    if win.mark_at[position] >= 0 or token in RELATIONS:
+    if win.mark_at[position] >= 0 or token in RELATIONS or win.keys[position] is None:
         return False
     return any(v.start <= index < v.end for v in part.values) is False
 
@@ -559,7 +602,7 @@ def _mutated(ctx: _Context, wanted: str, found: str, why: str, *, strong: bool =
 
 def _hedge(ctx: _Context) -> Reading | None:
     """A hedge, condition or approximation wrapped around the rule."""
-    if not ctx.topical:
+    if not ctx.topical or ctx.complement:
         return None
     part, w = ctx.part.classes, ctx.w_classes
     for modality in _SOFTENERS:
@@ -580,7 +623,7 @@ def _hedge(ctx: _Context) -> Reading | None:
 
 def _modality_loss(ctx: _Context) -> Reading | None:
     """Obligation turned into permission, or `or` and `and` swapped between terms."""
-    if not ctx.topical:
+    if not ctx.topical or ctx.complement:
         return None
     part, w = ctx.part.classes, ctx.w_classes
     has_strong = any(part[m] for m in STRONG)
@@ -593,19 +636,22 @@ def _modality_loss(ctx: _Context) -> Reading | None:
 
 
 def _connective_swap(ctx: _Context) -> str | None:
-    """`or` and `and` swapped between two conditions that each carry a value."""
-    if ctx.part.parity == 1:
-        return None  # "never A or B" and "A and B never" say the same (De Morgan)
+    """`or` and `and` swapped between two aligned terms of the rule.
+
+    Under a negation written after both terms ("A and B must never ...") the swap is De
+    Morgan's restatement of "never A or B", not a change.
+    """
     tokens = ctx.part.analysis.tokens
-    if len(ctx.part.analysis.values) < 2:  # noqa: PLR2004
-        return None
     matched = sorted(ctx.al.matches.items())
+    negations = [m.start for m in ctx.win.marks if m.modality in NEGATIVE]
     for (c_left, w_left), (c_right, w_right) in zip(matched, matched[1:], strict=False):
         if w_right <= w_left:
             continue
         c_between = {t for t in tokens[c_left + 1 : c_right] if t in {"and", "or"}}
         w_between = {t for t in ctx.win.tokens[w_left + 1 : w_right] if t in {"and", "or"}}
         if len(c_between) == 1 and len(w_between) == 1 and c_between != w_between:
+            if ctx.part.parity == 1 and not any(n < w_left for n in negations):
+                continue
             return f"{c_between.pop()}->{w_between.pop()}"
     return None
 
@@ -790,7 +836,7 @@ def _absence(ctx: _Context) -> Reading:
         return ctx.reading(Kind.MUTATED, "anchor_diff", evidence=evidence | {"why": "identifier vanished"})
     if lost and strong and not missing:
         return ctx.reading(Kind.WEAKENED, "modality_loss", evidence=evidence | {"why": "force lost"})
-    signs = bool(missing or ids or lost or _clean(ctx, None))
+    signs = bool(missing or ids or lost) or (ctx.topical and _clean(ctx, None) is not None)
     rule = "suspect" if ctx.topical else "trace"
     return ctx.reading(None, rule, signs=signs, evidence=evidence)
 

@@ -22,7 +22,7 @@ from compaction_guard.detectors._lexical_lexicon import LIGHT, STOPWORDS, concep
 from compaction_guard.detectors._lexical_modality import Mark, Modality, find_modality
 from compaction_guard.normalize import stem, tokenize
 
-__all__ = ["ID", "Analysis", "analyse", "join", "token_key"]
+__all__ = ["BOUND", "ID", "Analysis", "analyse", "join", "token_key"]
 
 # Clause breaks: `;`, `: `, brackets, `, `, spaced dashes, and before a conjunction.
 _CLAUSE_BREAK = re.compile(
@@ -31,7 +31,8 @@ _CLAUSE_BREAK = re.compile(
 )
 ID = "id:"
 # Bound marks are content too ("cap" and "at most" carry the same topic).
-_PSEUDO = {Modality.MAX: "~max", Modality.MIN: "~min", Modality.READONLY: "~readonly"}
+BOUND = "~bound"
+_PSEUDO = {Modality.MAX: BOUND, Modality.MIN: BOUND, Modality.READONLY: "~readonly"}
 _CONTENT_MARKS = frozenset({Modality.LIFT_VERB})
 
 
@@ -40,7 +41,7 @@ class Analysis:
     """Tokens of one text with what each token is.
 
     `keys[i]` is the content key of token i (a synonym group, `id:<token>` for an
-    identifier, `~max` for a bound phrase) or None for function, light, value and
+    identifier, `~bound` for a bound phrase) or None for function, light, value and
     modality words. `clauses[i]` numbers the clause token i sits in; `positions` maps
     each key to the positions that carry it.
     """

@@ -111,17 +111,22 @@ def _judge_part(part: Part, index: ViewIndex) -> _Outcome:
         chosen.sort(key=lambda sid: (index.sentences[sid].site is not Site.SUMMARY, -shared[sid], sid))
         chosen = chosen[:_MAX_WINDOWS]
     chosen.sort()
-    picked = set(chosen)
-    for sid in chosen:
-        reading = _read(part, index, (sid,))
-        if reading is not None:
-            outcome.readings.append(reading)
+    singles = {sid: _read(part, index, (sid,)) for sid in chosen}
+    outcome.readings.extend(r for r in singles.values() if r is not None)
+    for sid, reading in singles.items():
         nxt = index.next_id(sid)
-        if nxt in picked and (reading is None or reading.coverage < 1.0):
-            joined = _read(part, index, (sid, nxt))  # type: ignore[arg-type]
-            if joined is not None:
-                outcome.readings.append(joined)
+        if nxt is None or not _partial(reading) or not _partial(singles.get(nxt)):
+            continue
+        # A rule split over two sentences: read them together, but only when neither
+        # half speaks for the rule alone (a pair must never borrow a neighbour's words).
+        joined = _read(part, index, (sid, nxt))
+        if joined is not None and joined.coverage > max(reading.coverage, singles[nxt].coverage):  # type: ignore[union-attr]
+            outcome.readings.append(joined)
     return outcome
+
+
+def _partial(reading: Reading | None) -> bool:
+    return reading is not None and reading.kind is None
 
 
 def _read(part: Part, index: ViewIndex, sids: tuple[int, ...]) -> Reading | None:

@@ -20,20 +20,46 @@ SEED = 20260301
 RUNS = 15
 
 _SUBJECTS = [
-    "the billing service", "orders_prod", "the staging cluster", "the ETL job", "the web client",
-    "payments-staging", "the reporting warehouse", "the support bot", "the audit table",
-    "the deploy pipeline", "the scraper", "the auth service", "the export bucket",
-    "the database migration", "the budget review", "the log output", "the retry policy",
-    "the customer export", "the request router", "the reviewers' checklist",
+    "the billing service",
+    "orders_prod",
+    "the staging cluster",
+    "the ETL job",
+    "the web client",
+    "payments-staging",
+    "the reporting warehouse",
+    "the support bot",
+    "the audit table",
+    "the deploy pipeline",
+    "the scraper",
+    "the auth service",
+    "the export bucket",
+    "the database migration",
+    "the budget review",
+    "the log output",
+    "the retry policy",
+    "the customer export",
+    "the request router",
+    "the reviewers' checklist",
 ]
 _VERBS = [
-    "was refactored", "now retries transient errors", "passed the integration suite",
-    "needs a schema change", "was rolled back once", "reads from the replica",
-    "writes structured logs", "was profiled under load", "moved to the new VPC",
+    "was refactored",
+    "now retries transient errors",
+    "passed the integration suite",
+    "needs a schema change",
+    "was rolled back once",
+    "reads from the replica",
+    "writes structured logs",
+    "was profiled under load",
+    "moved to the new VPC",
 ]
 _TAILS = [
-    "after the user asked for it", "according to the ticket", "in the last session",
-    "before the review", "with no regressions", "as planned", "behind a feature flag",
+    "after the user asked for it",
+    "according to the ticket",
+    "in the last session",
+    "before the review",
+    "with no regressions",
+    "as planned",
+    "behind a feature flag",
 ]
 _RULES = [
     "Never write to the {name} database.",
@@ -69,7 +95,9 @@ def prose(size: int, rng: random.Random, invariants: list[Invariant], rate: floa
             if rng.random() < 0.3:
                 text = text.replace("0", "5", 1)
         else:
-            text = f"{rng.choice(_SUBJECTS).capitalize()} {rng.choice(_VERBS)} {rng.choice(_TAILS)}."
+            text = (
+                f"{rng.choice(_SUBJECTS).capitalize()} {rng.choice(_VERBS)} {rng.choice(_TAILS)}."
+            )
         sentences.append(text)
         length += len(text) + 1
     return " ".join(sentences)
@@ -94,7 +122,9 @@ def retained_view(messages: int, rng: random.Random, invariants: list[Invariant]
     return SummaryView(passages=(first, *later))
 
 
-def median_ms(detector: LexicalDetector, invariants: list[Invariant], views: list[SummaryView]) -> float:
+def median_ms(
+    detector: LexicalDetector, invariants: list[Invariant], views: list[SummaryView]
+) -> float:
     times = []
     for view in views:
         start = time.perf_counter()
@@ -112,7 +142,9 @@ def main() -> None:
     median_ms(detector, invariants, [summary_view(2_000, rng, invariants)])
 
     print("lexical tier, 50 constraints, median of", RUNS, "fresh views")
-    summary = median_ms(detector, invariants, [summary_view(20_000, rng, invariants) for _ in range(RUNS)])
+    summary = median_ms(
+        detector, invariants, [summary_view(20_000, rng, invariants) for _ in range(RUNS)]
+    )
     print(f"  20 KB summary:             {summary:8.2f} ms   (goal < 20 ms)")
     big = [retained_view(2_000, rng, invariants) for _ in range(5)]
     size = sum(len(p.text) for p in big[0].passages)

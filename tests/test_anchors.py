@@ -59,7 +59,9 @@ def test_rates_with_different_denominators_differ() -> None:
     assert comparable(minute, second)
 
 
-@pytest.mark.parametrize("text", ["2026-03-01", "March 1, 2026", "1 March 2026", "1st of March 2026"])
+@pytest.mark.parametrize(
+    "text", ["2026-03-01", "March 1, 2026", "1 March 2026", "1st of March 2026"]
+)
 def test_dates_in_iso_and_written_forms_are_equal(text: str) -> None:
     assert values_equal(one(text), one("2026-03-01"))
 

@@ -22,7 +22,9 @@ def test_detection_form_removes_zero_width_and_bidi_characters() -> None:
 
 
 def test_detection_form_folds_typographic_dashes_and_quotes() -> None:
-    assert detection_form("read\u2011only \u201cquoted\u201d it\u2019s") == 'read-only "quoted" it\'s'
+    assert (
+        detection_form("read\u2011only \u201cquoted\u201d it\u2019s") == 'read-only "quoted" it\'s'
+    )
 
 
 def test_detection_form_keeps_value_punctuation_and_line_breaks() -> None:
@@ -52,7 +54,12 @@ def test_split_sentences_keeps_abbreviations_inside_a_sentence() -> None:
 
 def test_split_sentences_treats_each_line_as_its_own_statement() -> None:
     text = "Key decisions:\n- Budget cap is $500\n2. Never push to main\n## Next"
-    assert split_sentences(text) == ["Key decisions:", "Budget cap is $500", "Never push to main", "Next"]
+    assert split_sentences(text) == [
+        "Key decisions:",
+        "Budget cap is $500",
+        "Never push to main",
+        "Next",
+    ]
 
 
 def test_sentence_spans_point_into_the_text() -> None:

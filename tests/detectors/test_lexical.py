@@ -66,7 +66,11 @@ def test_lexical_verbatim_copy_in_the_summary_is_preserved_and_not_at_risk() -> 
 
 def test_lexical_copy_only_in_the_kept_tail_is_at_risk() -> None:
     found = verdict(NO_PUSH, view("CI is green.", retained=[f"User: {NO_PUSH}"]))
-    assert (found.kind, found.survived_in, found.at_risk) == (Kind.PRESERVED, (Site.RETAINED,), True)
+    assert (found.kind, found.survived_in, found.at_risk) == (
+        Kind.PRESERVED,
+        (Site.RETAINED,),
+        True,
+    )
 
 
 def test_lexical_copy_only_in_a_tool_result_counts_as_kept_tail() -> None:
@@ -85,7 +89,9 @@ def test_lexical_no_trace_anywhere_is_dropped_by_miss() -> None:
 
 
 def test_lexical_identifier_trace_without_the_rule_abstains_and_forbids_certifying() -> None:
-    outcome = detect(READ_ONLY, view("Summary: helping the user investigate a data issue in orders_prod."))
+    outcome = detect(
+        READ_ONLY, view("Summary: helping the user investigate a data issue in orders_prod.")
+    )
     assert isinstance(outcome, Abstain)
     assert outcome.forbid == CERTIFYING_KINDS
 
@@ -190,7 +196,9 @@ def test_lexical_large_tail_still_finds_an_exact_copy() -> None:
 
 
 def test_lexical_large_tail_still_finds_a_changed_value() -> None:
-    found = verdict(CAP, view("Summary of older turns.", retained=long_tail(CAP.replace("500", "900"))))
+    found = verdict(
+        CAP, view("Summary of older turns.", retained=long_tail(CAP.replace("500", "900")))
+    )
     assert found.kind is Kind.MUTATED
 
 
@@ -199,7 +207,10 @@ def test_lexical_large_tail_without_the_constraint_is_dropped() -> None:
 
 
 def test_lexical_evidence_is_plain_json() -> None:
-    for text, summary in ((CAP, "The budget cap for this run is $5,000."), (READ_ONLY, "orders_prod")):
+    for text, summary in (
+        (CAP, "The budget cap for this run is $5,000."),
+        (READ_ONLY, "orders_prod"),
+    ):
         outcome = detect(text, view(summary))
         json.dumps(dict(outcome.evidence))
 

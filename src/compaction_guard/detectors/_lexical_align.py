@@ -81,9 +81,7 @@ def _part(text: str) -> Part:
         for i in content
     )
     significant = tuple(
-        i
-        for i, token in enumerate(analysis.tokens)
-        if token not in STOPWORDS or token in RELATIONS
+        i for i, token in enumerate(analysis.tokens) if token not in STOPWORDS or token in RELATIONS
     )
     marks = [m for m in analysis.marks if m.modality is not Modality.LIFT_VERB]
     classes = Counter(mark.modality for mark in marks)
@@ -190,8 +188,12 @@ def align(part: Part, window: Analysis, span: tuple[int, int] | None = None) -> 
         matched_weight += weight
     topic = frozenset(window.clauses[p] for p in matches.values())
     in_topic = [v for v in window.values if window.clauses[v.start] in topic]
-    if topic and part.analysis.values and not any(
-        comparable(wanted, found) for wanted in part.analysis.values for found in in_topic
+    if (
+        topic
+        and part.analysis.values
+        and not any(
+            comparable(wanted, found) for wanted in part.analysis.values for found in in_topic
+        )
     ):
         # The rule's words and its values sit in different clauses ("allowed at any
         # time, including outside 09:00 to 17:00"): the value clause is topic too.

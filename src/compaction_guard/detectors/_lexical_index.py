@@ -23,7 +23,15 @@ if TYPE_CHECKING:
 
     from compaction_guard.view import Passage, SummaryView
 
-__all__ = ["FULL_INDEX_LIMIT", "NUMBER", "PART", "Sentence", "ViewIndex", "key_weight", "lookup_keys"]
+__all__ = [
+    "FULL_INDEX_LIMIT",
+    "NUMBER",
+    "PART",
+    "Sentence",
+    "ViewIndex",
+    "key_weight",
+    "lookup_keys",
+]
 
 FULL_INDEX_LIMIT = 262_144
 PART = "part:"

@@ -108,7 +108,9 @@ def _judge_part(part: Part, index: ViewIndex) -> _Outcome:
     chosen = [sid for sid, score in shared.items() if score >= need]
     if len(chosen) > _MAX_WINDOWS:
         # Summary sentences first (that is where the compactor wrote), then best scores.
-        chosen.sort(key=lambda sid: (index.sentences[sid].site is not Site.SUMMARY, -shared[sid], sid))
+        chosen.sort(
+            key=lambda sid: (index.sentences[sid].site is not Site.SUMMARY, -shared[sid], sid)
+        )
         chosen = chosen[:_MAX_WINDOWS]
     chosen.sort()
     singles = {sid: _read(part, index, (sid,)) for sid in chosen}
@@ -138,7 +140,14 @@ def _read(part: Part, index: ViewIndex, sids: tuple[int, ...]) -> Reading | None
         nxt = index.next_id(nxt)
     site, tool = sentences[0].site, any(s.tool for s in sentences)
     # A long kept tail repeats itself; the same words in the same place read the same.
-    memo_key = (part.text, part.family, tuple(s.text for s in sentences), tuple(a.text for a in after), site, tool)
+    memo_key = (
+        part.text,
+        part.family,
+        tuple(s.text for s in sentences),
+        tuple(a.text for a in after),
+        site,
+        tool,
+    )
     if memo_key in index.memo:
         return index.memo[memo_key]  # type: ignore[return-value]
     window = Window(join(tuple(s.analysed() for s in sentences)), tuple(after), site, tool)
@@ -169,7 +178,10 @@ def _conclude(outcomes: list[_Outcome], *, carried: bool) -> LayerVerdict | Abst
         return LayerVerdict(
             kind=Kind.DROPPED,
             rule="miss",
-            evidence={"searched": "summary and retained text", "parts": [o.part.text for o in outcomes]},
+            evidence={
+                "searched": "summary and retained text",
+                "parts": [o.part.text for o in outcomes],
+            },
         )
     forbid = CERTIFYING_KINDS if signs else frozenset()
     reason = "the topic survives but not every value and modality could be matched"

@@ -1,0 +1,342 @@
+"""What one window of sentences says about one constraint part, before any rule decides.
+
+`Context` holds the alignment, the window's force words in the part's region, and the
+derived facts every rule reads (topicality, lost force, afterthoughts). `Reading` is
+what a rule concludes.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from compaction_guard.anchors import (
+    are_siblings,
+    comparable,
+    is_identifier,
+    is_soft_identifier,
+    values_equal,
+)
+from compaction_guard.detectors._lexical_align import region_marks
+from compaction_guard.detectors._lexical_lexicon import (
+    ANAPHORS,
+    GENERIC,
+    READ_VERBS,
+    RULE_NOUNS,
+    WRITE_VERBS,
+)
+from compaction_guard.detectors._lexical_modality import NEGATIVE, STRONG, Modality
+from compaction_guard.normalize import stem
+
+if TYPE_CHECKING:
+    from compaction_guard.anchors import Value
+    from compaction_guard.detectors._lexical_align import Alignment, Part
+    from compaction_guard.detectors._lexical_text import Analysis
+    from compaction_guard.taxonomy import Kind, Site
+
+__all__ = [
+    "MAX_GAP",
+    "SCOPED",
+    "STRONG_COVERAGE",
+    "TOPIC_COVERAGE",
+    "Context",
+    "Reading",
+    "Window",
+    "afterthoughts",
+    "build_context",
+    "extra_values",
+    "has_sibling",
+    "is_name",
+    "lost_modality",
+    "missing_values",
+    "modality_evidence",
+    "names_in",
+    "read_only_kept",
+]
+
+TOPIC_COVERAGE = 0.5
+STRONG_COVERAGE = 0.75
+MAX_GAP = 3
+_M = Modality
+# Marks an afterthought that points back at the rule but narrows itself to some cases.
+SCOPED = _M.SCOPED
+_ONLY_WORDS = frozenset(
+    {"other", "else", "besides", "outside", "anything", "except", "another", "anyone", "elsewhere"},
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """One or two consecutive sentences of one site, and up to two sentences after them."""
+
+    analysis: Analysis
+    after: tuple[Analysis, ...]
+    site: Site
+    tool: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """What one window says about one part.
+
+    `kind` is None for a window that only carries a trace (`rule` "suspect" or "trace").
+    `explicit` marks damage stated in the window (a changed value, a reversal, a hedge),
+    as opposed to damage inferred from something missing. `signs` marks a window that
+    is missing an anchor or modality it could not name, so nothing may certify the part.
+    """
+
+    kind: Kind | None
+    rule: str
+    coverage: float
+    site: Site
+    tool: bool
+    explicit: bool = False
+    strong: bool = False
+    signs: bool = False
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Context:
+    part: Part
+    window: Window
+    al: Alignment
+    w_classes: Counter[Modality]
+    w_parity: int
+    region_tokens: list[int]
+    region_stems: frozenset[str]
+    region_values: list[Value]
+
+    @property
+    def win(self) -> Analysis:
+        return self.window.analysis
+
+    @functools.cached_property
+    def topical(self) -> bool:
+        """The window speaks about the part: half its content and two independent supports.
+
+        Support counts matched content keys, values found equal, and the part's force
+        found in the window; a single shared word never makes a topic.
+        """
+        if self.al.coverage < TOPIC_COVERAGE:
+            return False
+        if self.part.key_count >= 3 and self.al.matched_keys < 2:  # noqa: PLR2004
+            return False
+        values = self.part.analysis.values
+        present = sum(1 for v in values if any(comparable(v, f) for f in self.region_values))
+        force = force_kept(self)
+        offered = self.part.key_count + len(values) + (1 if force_offered(self.part) else 0)
+        return self.al.matched_keys + present + force >= min(2, offered)
+
+    @functools.cached_property
+    def bound_swap(self) -> bool:
+        """An upper bound in the rule is a lower bound in the window, or back."""
+        part, w = self.part.classes, self.w_classes
+        return bool(
+            (part[_M.MAX] and not part[_M.MIN] and w[_M.MIN] and not w[_M.MAX])
+            or (part[_M.MIN] and not part[_M.MAX] and w[_M.MAX] and not w[_M.MIN]),
+        )
+
+    @functools.cached_property
+    def complement(self) -> bool:
+        """The window states the other side of the rule: "up to $200 without escalation"
+        for "above $200 must escalate" (bound and polarity both reversed)."""
+        return self.bound_swap and self.part.parity != self.w_parity
+
+    @functools.cached_property
+    def lost(self) -> list[str]:
+        """The part's force words that the window does not carry (see `lost_modality`)."""
+        return lost_modality(self)
+
+    @functools.cached_property
+    def afterthoughts(self) -> list[tuple[Counter[Modality], str]]:
+        """Referring clauses around the window (see `afterthoughts`)."""
+        return afterthoughts(self)
+
+    def reading(self, kind: Kind | None, rule: str, **extra: Any) -> Reading:
+        evidence = {
+            "site": self.window.site.value,
+            "sentence": self.win.text,
+            "constraint": self.part.text,
+            "coverage": round(self.al.coverage, 3),
+            **extra.pop("evidence", {}),
+        }
+        return Reading(
+            kind,
+            rule,
+            self.al.coverage,
+            self.window.site,
+            self.window.tool,
+            evidence=evidence,
+            **extra,
+        )
+
+
+def _pieces(token: str) -> tuple[str, ...]:
+    """A token and, for a hyphenated word, its parts ("re-enabled" also reads "enabled")."""
+    if "-" in token and is_soft_identifier(token):
+        return (token, *token.split("-"))
+    return (token,)
+
+
+def build_context(part: Part, window: Window, al: Alignment) -> Context:
+    win = window.analysis
+    marks = region_marks(win, al)
+    tokens = [i for i, clause in enumerate(win.clauses) if clause in al.region]
+    values = [v for v in win.values if win.clauses[v.start] in al.region]
+    ctx = Context(
+        part=part,
+        window=window,
+        al=al,
+        w_classes=Counter(mark.modality for mark in marks),
+        w_parity=sum(1 for mark in marks if mark.modality in NEGATIVE) % 2,
+        region_tokens=tokens,
+        region_stems=frozenset(stem(piece) for i in tokens for piece in _pieces(win.tokens[i])),
+        region_values=values,
+    )
+    if part.classes[_M.READONLY] and not ctx.w_classes[_M.READONLY] and no_writes(ctx):
+        # "no writes to X" says "X is read-only": its negation is part of the restriction.
+        ctx.w_classes[_M.READONLY] += 1
+        ctx.w_parity ^= 1
+    if part.classes[_M.ONLY] and not ctx.w_classes[_M.ONLY] and only_by_negation(ctx):
+        # "X and nobody else" says "only X": its negation is part of the restriction.
+        ctx.w_classes[_M.ONLY] += 1
+        ctx.w_parity ^= 1
+    return ctx
+
+
+def force_offered(part: Part) -> bool:
+    classes = part.classes
+    return any(classes[m] for m in (*STRONG, _M.ONLY, _M.MAX, _M.MIN, _M.READONLY))
+
+
+def force_kept(ctx: Context) -> int:
+    if not force_offered(ctx.part):
+        return 0
+    return 0 if ctx.lost else 1
+
+
+def has_sibling(part: Part, al: Alignment, window: Analysis) -> bool:
+    names = [part.analysis.tokens[i] for i in part.content if i not in al.matches]
+    names = [name for name in names if is_name(name)]
+    found = names_in(window.tokens) if names else ()
+    return any(are_siblings(name, other) for name in names for _, other in found)
+
+
+def afterthoughts(ctx: Context) -> list[tuple[Counter[Modality], str]]:
+    """Clauses outside the region, and the next sentences, that speak about the rule.
+
+    A clause qualifies when it points back (an anaphor, a rule noun or the part's own
+    words) and carries no content of its own: "; the user said this no longer applies".
+    """
+    win = ctx.win
+    groups: dict[int, list[tuple[Analysis, int]]] = {}
+    for index, clause in enumerate(win.clauses):
+        if clause not in ctx.al.region:
+            groups.setdefault(clause, []).append((win, index))
+    found = [(tokens, "same sentence") for tokens in groups.values()]
+    for after in ctx.window.after:
+        for clause in sorted(set(after.clauses)):
+            tokens = [(after, i) for i, c in enumerate(after.clauses) if c == clause]
+            found.append((tokens, "next sentence"))
+    marked = []
+    for tokens, where in found:
+        classes = _referring_marks(ctx, tokens)
+        if classes:
+            marked.append((classes, where))
+    return marked
+
+
+def _referring_marks(ctx: Context, clause: list[tuple[Analysis, int]]) -> Counter[Modality]:
+    """Marks of a clause that points back at the rule; empty for a clause about something
+    else. A clause that names the rule by anaphor but adds its own content ("waived that
+    restriction for the beta cohort") is marked SCOPED."""
+    refers = pointed = foreign = False
+    classes: Counter[Modality] = Counter()
+    for analysis, index in clause:
+        mark = analysis.mark_at[index]
+        token = analysis.tokens[index]
+        key = analysis.keys[index]
+        if mark >= 0 and analysis.marks[mark].start == index:
+            classes[analysis.marks[mark].modality] += 1
+        if token in ANAPHORS or (ctx.part.classes[_M.ONLY] and token in _ONLY_WORDS):
+            refers = pointed = True  # "other buckets" points back at an exclusive rule
+        elif key in ctx.part.family or stem(token) in RULE_NOUNS:
+            refers = True
+        elif key is not None and not key.startswith("~") and mark < 0 and key not in GENERIC:
+            foreign = True
+    if not refers or (foreign and not pointed):
+        return Counter()
+    if foreign:
+        classes[SCOPED] += 1
+    return classes
+
+
+def lost_modality(ctx: Context) -> list[str]:
+    part, w = ctx.part.classes, ctx.w_classes
+    lost = []
+    if any(part[m] for m in STRONG) and not any(w[m] for m in STRONG):
+        lost.append("must/never")
+    if part[_M.ONLY] and not (w[_M.ONLY] or only_by_negation(ctx)):
+        lost.append("only")
+    for bound in (_M.MAX, _M.MIN):
+        if part[bound] and not w[bound]:
+            lost.append(bound.value)
+    if part[_M.READONLY] and not read_only_kept(ctx):
+        lost.append("read-only")
+    if part[_M.CONDITION] > w[_M.CONDITION]:
+        lost.append("condition")
+    return lost
+
+
+def no_writes(ctx: Context) -> bool:
+    return ctx.w_parity == 1 and bool(ctx.region_stems & WRITE_VERBS)
+
+
+def only_by_negation(ctx: Context) -> bool:
+    if ctx.w_parity != 1:
+        return False
+    words = {ctx.win.tokens[i] for i in ctx.region_tokens}
+    return bool(words & _ONLY_WORDS) or bool(ctx.w_classes[_M.CONDITION])
+
+
+def read_only_kept(ctx: Context) -> bool:
+    if ctx.w_classes[_M.READONLY]:
+        return True
+    if ctx.w_parity == 1 and ctx.region_stems & WRITE_VERBS:
+        return True
+    return bool(ctx.w_classes[_M.ONLY] and ctx.region_stems & READ_VERBS)
+
+
+def missing_values(ctx: Context) -> list[Value]:
+    return [
+        v
+        for v in ctx.part.analysis.values
+        if not any(values_equal(v, found) for found in ctx.region_values)
+    ]
+
+
+def extra_values(ctx: Context) -> list[Value]:
+    return [
+        found
+        for found in ctx.region_values
+        if not any(values_equal(v, found) for v in ctx.part.analysis.values)
+    ]
+
+
+@functools.lru_cache(maxsize=16384)
+def names_in(tokens: tuple[str, ...]) -> tuple[tuple[int, str], ...]:
+    return tuple((i, token) for i, token in enumerate(tokens) if is_name(token))
+
+
+def is_name(token: str) -> bool:
+    return is_identifier(token) or is_soft_identifier(token)
+
+
+def modality_evidence(ctx: Context) -> dict[str, list[str]]:
+    return {
+        "constraint": sorted(m.value for m in ctx.part.classes),
+        "found": sorted(m.value for m in ctx.w_classes),
+    }

@@ -1,0 +1,369 @@
+"""The damage rules: lifted and polarity (contradicted), anchor_diff (mutated), hedge and
+modality_loss (weakened). Each reads one Context and returns a Reading or None.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from compaction_guard.anchors import are_siblings, comparable, values_equal
+from compaction_guard.detectors._lexical_context import (
+    MAX_GAP,
+    SCOPED,
+    STRONG_COVERAGE,
+    TOPIC_COVERAGE,
+    Context,
+    Reading,
+    is_name,
+    modality_evidence,
+    names_in,
+    read_only_kept,
+)
+from compaction_guard.detectors._lexical_lexicon import ANTONYMS, RELATIONS, STOPWORDS, WRITE_VERBS
+from compaction_guard.detectors._lexical_modality import NEGATIVE, STRONG, Modality
+from compaction_guard.normalize import stem
+from compaction_guard.taxonomy import Kind
+
+if TYPE_CHECKING:
+    from collections import Counter
+
+    from compaction_guard.anchors import Value
+    from compaction_guard.detectors._lexical_align import Part
+    from compaction_guard.detectors._lexical_text import Analysis
+
+__all__ = ["anchor_diff", "changed_identifier", "hedge", "lifted", "modality_loss", "polarity"]
+
+_SLOT_REACH = 6
+_M = Modality
+_EXPLICIT = frozenset(
+    {_M.FORBID, _M.OBLIGE, _M.ALLOW, _M.OPTIONAL, _M.SOFT_FORBID, _M.NEGATION, _M.HEDGE},
+)
+_SOFTENERS = (_M.HEDGE, _M.SOFT_FORBID, _M.CONDITION, _M.APPROX)
+
+
+def lifted(ctx: Context) -> Reading | None:
+    """A statement that the rule was lifted, waived or no longer applies."""
+    c_lift = ctx.part.classes[_M.LIFT] + ctx.part.classes[_M.LIFT_VERB]
+    if ctx.al.coverage < TOPIC_COVERAGE:
+        return None
+    if ctx.w_classes[_M.LIFT] + ctx.w_classes[_M.LIFT_VERB] > c_lift:
+        return _contradicted(ctx, "lifted", "the window says the rule was lifted")
+    if c_lift or not ctx.topical:
+        return None
+    for classes, where in ctx.afterthoughts:
+        if (classes[_M.LIFT] or classes[_M.LIFT_VERB]) and not classes[SCOPED]:
+            return _contradicted(ctx, "lifted", f"a lifting statement follows in the {where}")
+    return None
+
+
+def polarity(ctx: Context) -> Reading | None:
+    """Negation inserted or removed, or an incompatible bound or permission."""
+    if not ctx.topical:
+        return None
+    part, w = ctx.part.classes, ctx.w_classes
+    if ctx.bound_swap and ctx.part.parity == ctx.w_parity:
+        return _contradicted(ctx, "polarity", "an upper bound became a lower bound or back")
+    if _read_only(ctx.part) and not read_only_kept(ctx) and _w_writable(ctx):
+        return _contradicted(ctx, "polarity", "read-only became writable")
+    if part[_M.ONLY] and not w[_M.ONLY] and w[_M.EXTEND] > part[_M.EXTEND]:
+        return _contradicted(ctx, "polarity", "an exclusive rule was opened up")
+    if part[_M.ONLY] and not w[_M.ONLY] and w[_M.ALLOW] and _alternative_added(ctx):
+        return _contradicted(ctx, "polarity", "an exclusive rule now permits an alternative")
+    for classes, where in ctx.afterthoughts:
+        if _reverses(ctx.part, classes):
+            return _contradicted(ctx, "polarity", f"the {where} permits what the rule limits")
+    swaps = _antonym_swaps(ctx)
+    explicit = swaps or any(w[m] for m in _EXPLICIT)
+    flipped = (ctx.part.parity + len(swaps) + ctx.bound_swap) % 2 != ctx.w_parity
+    if flipped and explicit and _predicate_kept(ctx):
+        what = f"opposite words {swaps}" if swaps else "negation or permission reversed"
+        return _contradicted(ctx, "polarity", what)
+    return None
+
+
+def _alternative_added(ctx: Context) -> bool:
+    """`or` in the window but not in the rule: "from X or from spreadsheets"."""
+    in_part = "or" in ctx.part.analysis.tokens
+    return not in_part and any(ctx.win.tokens[i] == "or" for i in ctx.region_tokens)
+
+
+def _reverses(part: Part, classes: Counter[Modality]) -> bool:
+    """An afterthought that opens an exclusive rule, permits a prohibited act, or makes
+    an obligation optional."""
+    parity = sum(n for m, n in classes.items() if m in NEGATIVE) % 2
+    if part.classes[_M.ONLY] and classes[_M.EXTEND] and (classes[_M.ALLOW] or parity == 0):
+        return True
+    if part.parity == 1 and classes[_M.ALLOW] and parity == 0:
+        return True
+    return bool(any(part.classes[m] for m in STRONG) and classes[_M.OPTIONAL])
+
+
+def _predicate_kept(ctx: Context) -> bool:
+    """The word a negation governs is in the window too: a reversal must be about the
+    same act ("must not ship" and "may ship", not "should wait")."""
+    for mark in ctx.part.analysis.marks:
+        if mark.modality not in NEGATIVE:
+            continue
+        governed = next((i for i in ctx.part.content if i >= mark.end), None)
+        if governed is not None and governed not in ctx.al.matches:
+            return False
+    return True
+
+
+def _contradicted(ctx: Context, rule: str, why: str) -> Reading:
+    strong = ctx.al.coverage >= STRONG_COVERAGE
+    return ctx.reading(
+        Kind.CONTRADICTED,
+        rule,
+        explicit=True,
+        strong=strong,
+        evidence={"why": why, "modality": modality_evidence(ctx)},
+    )
+
+
+def _read_only(part: Part) -> bool:
+    stems = {stem(token) for token in part.analysis.tokens}
+    return bool(part.classes[_M.READONLY]) or (part.parity == 1 and bool(stems & WRITE_VERBS))
+
+
+def _w_writable(ctx: Context) -> bool:
+    if ctx.w_classes[_M.WRITE]:
+        return True
+    permits = ctx.w_classes[_M.ALLOW] or ctx.w_classes[_M.OBLIGE]
+    return bool(permits and ctx.w_parity == 0 and ctx.region_stems & WRITE_VERBS)
+
+
+def _antonym_swaps(ctx: Context) -> list[str]:
+    swaps = []
+    for token in ctx.part.analysis.tokens:
+        word = stem(token)
+        opposite = ANTONYMS.get(word)
+        if opposite and word not in ctx.region_stems and opposite & ctx.region_stems:
+            swaps.append(f"{token}->{'/'.join(sorted(opposite & ctx.region_stems))}")
+    return swaps
+
+
+def anchor_diff(ctx: Context) -> Reading | None:
+    """A value, identifier or bound term of the constraint replaced by another."""
+    for check in (_changed_value, changed_identifier, _substituted_word):
+        reading = check(ctx)
+        if reading is not None:
+            return reading
+    return None
+
+
+def _changed_value(ctx: Context) -> Reading | None:
+    # A value without the rule's force ("spent $120 so far" for "cap $500") is a
+    # measurement, not a restatement of the rule.
+    if not ctx.topical or (ctx.lost and ctx.al.coverage < STRONG_COVERAGE):
+        return None
+    c_values = ctx.part.analysis.values
+    for wanted in c_values:
+        if any(values_equal(wanted, found) for found in ctx.region_values):
+            continue
+        rivals = [
+            found
+            for found in ctx.region_values
+            if comparable(wanted, found) and not any(values_equal(c, found) for c in c_values)
+        ]
+        for found in rivals:
+            if _slot_aligned(ctx, wanted, found) or (
+                len(rivals) == 1 and ctx.al.coverage >= STRONG_COVERAGE and ctx.al.matched_keys >= 2  # noqa: PLR2004
+            ):
+                return _mutated(ctx, wanted.surface, found.surface, "value changed")
+    return None
+
+
+def _slot_aligned(ctx: Context, wanted: Value, found: Value) -> bool:
+    before = [i for i in ctx.al.matches if i < wanted.start]
+    after = [i for i in ctx.al.matches if i >= wanted.end]
+    if not before and not after:
+        return False
+    left = ctx.al.matches[max(before)] if before else None
+    right = ctx.al.matches[min(after)] if after else None
+    if left is not None and found.start <= left:
+        return False
+    if right is not None and found.start >= right:
+        return False
+    near = [abs(found.start - p) for p in (left, right) if p is not None]
+    return min(near) <= _SLOT_REACH
+
+
+def changed_identifier(ctx: Context) -> Reading | None:
+    """A name of the constraint replaced by a sibling name (`orders_prod` by
+    `orders_prod_archive`), in a window that restates the rule around it."""
+    tokens = ctx.part.analysis.tokens
+    for index, weight in zip(ctx.part.content, ctx.part.weights, strict=True):
+        token = tokens[index]
+        if index in ctx.al.matches or not is_name(token):
+            continue
+        sibling = _sibling(ctx, token)
+        if sibling is None:
+            continue
+        if _one_replacement(ctx) == (token, sibling):
+            return _mutated(ctx, token, sibling, "identifier replaced", strong=True)
+        rest = (ctx.al.coverage * ctx.part.total) / max(ctx.part.total - weight, 1.0)
+        if rest >= STRONG_COVERAGE and ctx.al.matched_keys >= 2 and not ctx.lost:  # noqa: PLR2004
+            return _mutated(ctx, token, sibling, "identifier replaced")
+    return None
+
+
+def _sibling(ctx: Context, token: str) -> str | None:
+    region = set(ctx.region_tokens)
+    for position, found in names_in(ctx.win.tokens):
+        if position in region and found != token and are_siblings(token, found):
+            return found
+    return None
+
+
+def _substituted_word(ctx: Context) -> Reading | None:
+    """One content word or name swapped in an otherwise near-verbatim sentence."""
+    if ctx.al.complete or not ctx.topical:
+        return None
+    replaced = _one_replacement(ctx)
+    if replaced is None:
+        return None
+    wanted, found = replaced
+    return _mutated(ctx, wanted, found, "a bound term replaced", strong=True)
+
+
+def _one_replacement(ctx: Context) -> tuple[str, str] | None:
+    part = ctx.part.analysis
+    wanted = list(ctx.part.significant)
+    if len(wanted) < 3:  # noqa: PLR2004 - too short to tell a swap from a rewrite
+        return None
+    win = ctx.win
+    for start in range(len(win.tokens)):
+        if win.clauses[start] not in ctx.al.topic_clauses:
+            continue
+        found = _walk(part, wanted, win, start)
+        if found is not None:
+            return found
+    return None
+
+
+def _walk(part: Analysis, wanted: list[int], win: Analysis, start: int) -> tuple[str, str] | None:
+    """Match `wanted` from `start`, allowing stopword insertions and one replacement."""
+    found = _match_from(part, wanted, 0, win, start, 0, None)
+    if found is None:
+        return None
+    index, position = found
+    return part.tokens[index], win.tokens[position]
+
+
+def _match_from(
+    part: Analysis,
+    wanted: list[int],
+    at: int,
+    win: Analysis,
+    position: int,
+    gap: int,
+    replaced: tuple[int, int] | None,
+) -> tuple[int, int] | None:
+    """Depth-first: match, else skip an inserted function word, else replace once."""
+    if at == len(wanted):
+        return replaced
+    if position >= len(win.tokens) or gap > MAX_GAP:
+        return None
+    index = wanted[at]
+    if _same(part, index, win, position):
+        return _match_from(part, wanted, at + 1, win, position + 1, gap, replaced)
+    token = win.tokens[position]
+    if token in STOPWORDS and token not in RELATIONS:
+        skipped = _match_from(part, wanted, at, win, position + 1, gap + 1, replaced)
+        if skipped is not None:
+            return skipped
+    if replaced is None and _replaceable(part, index, win, position):
+        return _match_from(part, wanted, at + 1, win, position + 1, gap, (index, position))
+    return None
+
+
+def _same(part: Analysis, index: int, win: Analysis, position: int) -> bool:
+    key = part.keys[index]
+    if key is not None and not key.startswith("~"):
+        return win.keys[position] == key
+    return part.tokens[index] == win.tokens[position]
+
+
+def _replaceable(part: Analysis, index: int, win: Analysis, position: int) -> bool:
+    """A content word or name may be swapped for another word; force words may not."""
+    key = part.keys[index]
+    if key is None or key.startswith("~") or part.mark_at[index] >= 0:
+        return False
+    token = win.tokens[position]
+    if win.mark_at[position] >= 0 or token in RELATIONS or win.keys[position] is None:
+        return False
+    return any(v.start <= index < v.end for v in part.values) is False
+
+
+def _mutated(ctx: Context, wanted: str, found: str, why: str, *, strong: bool = False) -> Reading:
+    strong = strong or ctx.al.coverage >= STRONG_COVERAGE
+    return ctx.reading(
+        Kind.MUTATED,
+        "anchor_diff",
+        explicit=True,
+        strong=strong,
+        evidence={"why": why, "expected": wanted, "found": found},
+    )
+
+
+def hedge(ctx: Context) -> Reading | None:
+    """A hedge, condition or approximation wrapped around the rule."""
+    if not ctx.topical or ctx.complement:
+        return None
+    part, w = ctx.part.classes, ctx.w_classes
+    for modality in _SOFTENERS:
+        if w[modality] > part[modality]:
+            return _weakened(ctx, "hedge", f"{modality.value} added")
+    if part[_M.UNIVERSAL] and w[_M.PARTIAL] > part[_M.PARTIAL]:
+        return _weakened(ctx, "hedge", "all became some")
+    if ctx.part.parity == 1 == ctx.w_parity and w[_M.ALLOW] > part[_M.ALLOW]:
+        return _weakened(ctx, "hedge", "an exception was added to a prohibition")
+    for classes, where in ctx.afterthoughts:
+        if classes[SCOPED] and (classes[_M.LIFT] or classes[_M.LIFT_VERB]):
+            return _weakened(ctx, "hedge", f"the {where} lifts the rule for some cases")
+        for modality in _SOFTENERS:
+            if classes[modality] > part[modality]:
+                return _weakened(ctx, "hedge", f"{modality.value} added in the {where}")
+    return None
+
+
+def modality_loss(ctx: Context) -> Reading | None:
+    """Obligation turned into permission, or `or` and `and` swapped between terms."""
+    if not ctx.topical or ctx.complement:
+        return None
+    part, w = ctx.part.classes, ctx.w_classes
+    has_strong = any(part[m] for m in STRONG)
+    if has_strong and not any(w[m] for m in STRONG) and w[_M.ALLOW] > part[_M.ALLOW]:
+        return _weakened(ctx, "modality_loss", "must became may")
+    swap = _connective_swap(ctx)
+    if swap:
+        return _weakened(ctx, "modality_loss", f"connective changed: {swap}")
+    return None
+
+
+def _connective_swap(ctx: Context) -> str | None:
+    """`or` and `and` swapped between two aligned terms of the rule.
+
+    Under a negation written after both terms ("A and B must never ...") the swap is De
+    Morgan's restatement of "never A or B", not a change.
+    """
+    tokens = ctx.part.analysis.tokens
+    matched = sorted(ctx.al.matches.items())
+    negations = [m.start for m in ctx.win.marks if m.modality in NEGATIVE]
+    for (c_left, w_left), (c_right, w_right) in zip(matched, matched[1:], strict=False):
+        if w_right <= w_left:
+            continue
+        c_between = {t for t in tokens[c_left + 1 : c_right] if t in {"and", "or"}}
+        w_between = {t for t in ctx.win.tokens[w_left + 1 : w_right] if t in {"and", "or"}}
+        if len(c_between) == 1 and len(w_between) == 1 and c_between != w_between:
+            if ctx.part.parity == 1 and not any(n < w_left for n in negations):
+                continue
+            return f"{c_between.pop()}->{w_between.pop()}"
+    return None
+
+
+def _weakened(ctx: Context, rule: str, why: str) -> Reading:
+    strong = ctx.al.coverage >= STRONG_COVERAGE
+    evidence = {"why": why, "modality": modality_evidence(ctx)}
+    return ctx.reading(Kind.WEAKENED, rule, explicit=True, strong=strong, evidence=evidence)

@@ -14,7 +14,8 @@ from compaction_guard.normalize import (
 
 
 def test_detection_form_folds_case_width_and_compatibility_forms() -> None:
-    assert detection_form("ＯＲＤＥＲＳ_Prod ﬁle") == "orders_prod file"
+    wide = "\uff2f\uff32\uff24\uff25\uff32\uff33"  # fullwidth ORDERS
+    assert detection_form(f"{wide}_Prod \ufb01le") == "orders_prod file"
 
 
 def test_detection_form_removes_zero_width_and_bidi_characters() -> None:

@@ -52,6 +52,10 @@ class Value:
     end: int
 
 
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
 # unit word -> (dimension, canonical unit, factor to the base unit)
 _TIME = {"ms": 0.001, "msec": 0.001, "millisecond": 0.001, "s": 1, "sec": 1, "second": 1}
 _TIME |= {"m": 60, "min": 60, "minute": 60, "h": 3600, "hr": 3600, "hour": 3600}
@@ -87,14 +91,17 @@ _BARE_UNITS |= {"aud", "chf", "inr", "celsius", "fahrenheit", "metric", "imperia
 _REGIONS = {"eu", "eea", "uk", "us", "usa", "emea", "apac", "latam", "amer", "anz", "mena"}
 _BARE_SYSTEMS = {"celsius": "temperature", "fahrenheit": "temperature"}
 _BARE_SYSTEMS |= {"metric": "system", "imperial": "system"}
-_WORD_NUMBERS = dict(
-    zip(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen "
-        "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split(),
-        range(21),
-        strict=True,
-    ),
-)
+_WORD_NUMBERS = {
+    word: n
+    for n, word in enumerate(
+        _words(
+            """
+    zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen
+    fifteen sixteen seventeen eighteen nineteen twenty
+    """,
+        )
+    )
+}
 _WORD_NUMBERS |= {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70}
 _WORD_NUMBERS |= {"eighty": 80, "ninety": 90, "hundred": 100, "dozen": 12}
 _TIMES_WORDS = {"once": 1, "twice": 2, "thrice": 3}
@@ -222,7 +229,7 @@ class _Reader:
     """Reads one value starting at tokens[i]; each method returns None when it does not fit."""
 
     def __init__(self, tokens: Sequence[str], i: int) -> None:
-        self.tokens, self.i, self.token = tokens, i, tokens[i]
+        self.tokens, self.i, self.word = tokens, i, tokens[i]
 
     def at(self, index: int) -> str:
         return self.tokens[index] if index < len(self.tokens) else ""
@@ -234,6 +241,7 @@ class _Reader:
         unit: str,
         amount: Fraction,
         end: int,
+        *,
         raw: Fraction | None = None,
         per: str = "",
         start: int | None = None,
@@ -244,21 +252,21 @@ class _Reader:
         return Value(kind, dimension, unit, amount, written, per, surface, begin, end)
 
     def date(self) -> Value | None:
-        i, token = self.i, self.token
-        if match := _ISO_DATE.match(token):
+        i, word = self.i, self.word
+        if match := _ISO_DATE.match(word):
             return self.ymd(i + 1, *(int(part) for part in match.groups()))
-        match = _YEAR_MONTH.match(token)
+        match = _YEAR_MONTH.match(word)
         if match and 1 <= int(match.group(2)) <= 12:  # noqa: PLR2004
             amount = Fraction(int(match.group(1)) * 100 + int(match.group(2)))
             return self.make("date", "date", "ym", amount, i + 1)
-        if match := _SLASH_DATE.match(token):
+        if match := _SLASH_DATE.match(word):
             amount = Fraction(int("".join(part.zfill(2) for part in match.groups())))
             return self.make("date", "date", "slash", amount, i + 1)
         return self.written_date()
 
     def written_date(self) -> Value | None:
         i, nxt = self.i, self.at(self.i + 1)
-        month = _MONTHS.get(self.token.rstrip("."))
+        month = _MONTHS.get(self.word.rstrip("."))
         if month is not None:
             day = _ORDINAL.match(nxt)
             if day and 1 <= int(day.group(1)) <= 31:  # noqa: PLR2004
@@ -266,10 +274,10 @@ class _Reader:
                 return self.ymd(i + (3 if year else 2), int(year or 0), month, int(day.group(1)))
             if _YEAR.match(nxt):
                 return self.make("date", "date", "ym", Fraction(int(nxt) * 100 + month), i + 2)
-            if self.token != "may" and len(self.token) > 3:  # noqa: PLR2004 - "may" is a verb
+            if self.word != "may" and len(self.word) > 3:  # noqa: PLR2004 - "may" is a verb
                 return self.make("month", "month", "", Fraction(month), i + 1)
             return None
-        day = _ORDINAL.match(self.token)
+        day = _ORDINAL.match(self.word)
         skip = 1 if nxt == "of" else 0
         month = _MONTHS.get(self.at(i + 1 + skip))
         if day and month is not None and 1 <= int(day.group(1)) <= 31:  # noqa: PLR2004
@@ -283,8 +291,8 @@ class _Reader:
         return self.make("date", "date", "ymd" if year else "md", amount, end)
 
     def weekday(self) -> Value | None:
-        token = self.token
-        index = _WEEKDAYS.get(token, _WEEKDAYS.get(token[:-1]) if token.endswith("s") else None)
+        word = self.word
+        index = _WEEKDAYS.get(word, _WEEKDAYS.get(word[:-1]) if word.endswith("s") else None)
         if index is None:
             return None
         # "weekdays" and "weekends" compare with each other, not with one named day.
@@ -292,15 +300,15 @@ class _Reader:
         return self.make("weekday", dimension, "", Fraction(index), self.i + 1)
 
     def clock(self) -> Value | None:
-        token, nxt, end = self.token, self.at(self.i + 1), self.i + 1
-        if match := _CLOCK.match(token):
+        word, nxt, end = self.word, self.at(self.i + 1), self.i + 1
+        if match := _CLOCK.match(word):
             hour, minute, half = int(match.group(1)), int(match.group(2)), match.group(3)
-        elif match := _HOUR.match(token):
+        elif match := _HOUR.match(word):
             hour, minute, half = int(match.group(1)), 0, match.group(2)
-        elif token.isdigit() and nxt in {"am", "pm", "a.m", "p.m"} and int(token) <= 12:  # noqa: PLR2004
-            hour, minute, half, end = int(token), 0, nxt[0] + "m", end + 1
-        elif token in {"noon", "midday", "midnight"}:
-            hour, minute, half = (0 if token == "midnight" else 12), 0, None
+        elif word.isdigit() and nxt in {"am", "pm", "a.m", "p.m"} and int(word) <= 12:  # noqa: PLR2004
+            hour, minute, half, end = int(word), 0, nxt[0] + "m", end + 1
+        elif word in {"noon", "midday", "midnight"}:
+            hour, minute, half = (0 if word == "midnight" else 12), 0, None
         else:
             return None
         hour += 12 if half == "pm" and hour < 12 else 0  # noqa: PLR2004
@@ -310,12 +318,12 @@ class _Reader:
         return self.make("time", "clock", "", Fraction(hour * 60 + minute), end)
 
     def version(self) -> Value | None:
-        if _IP.match(self.token) or not _VERSION.match(self.token):
+        if _IP.match(self.word) or not _VERSION.match(self.word):
             return None
-        return self.make("version", "version", self.token.lstrip("v"), Fraction(0), self.i + 1)
+        return self.make("version", "version", self.word.lstrip("v"), Fraction(0), self.i + 1)
 
     def number(self) -> Value | None:
-        match = _NUMBER.match(self.token)
+        match = _NUMBER.match(self.word)
         if not match:
             return None
         sign, whole, frac, suffix = match.groups()
@@ -323,17 +331,17 @@ class _Reader:
         return self.quantify(self.i, raw, sign, suffix)
 
     def words(self) -> Value | None:
-        token, nxt = self.token, self.at(self.i + 1)
-        if token in _TIMES_WORDS:
+        word, nxt = self.word, self.at(self.i + 1)
+        if word in _TIMES_WORDS:
             per, end = self.per(self.i + 1)
-            if token == "once" and not per:
+            if word == "once" and not per:
                 return None  # "once they are old": a conjunction, not a count
-            return self.make("number", "count", "time", Fraction(_TIMES_WORDS[token]), end, per=per)
-        if token not in _WORD_NUMBERS:
+            return self.make("number", "count", "time", Fraction(_TIMES_WORDS[word]), end, per=per)
+        if word not in _WORD_NUMBERS:
             return None
-        if token in {"one", "zero"} and (not nxt.isalpha() or nxt in _NOT_COUNTED):
+        if word in {"one", "zero"} and (not nxt.isalpha() or nxt in _NOT_COUNTED):
             return None  # "one of", "no one", "the one that": not a count
-        raw = Fraction(_WORD_NUMBERS[token])
+        raw = Fraction(_WORD_NUMBERS[word])
         if nxt in {"hundred", "thousand"}:
             return self.quantify(self.i + 1, raw * (100 if nxt == "hundred" else 1000), None, "")
         return self.quantify(self.i, raw, None, "")
@@ -355,20 +363,20 @@ class _Reader:
             currency, end = _CURRENCY_WORDS[word], end + 1
         if currency is not None:
             per, end = self.per(end)
-            return self.make("money", "money", currency, amount, end, raw, per)
+            return self.make("money", "money", currency, amount, end, raw=raw, per=per)
         if word in _UNITS and self.at(end):
             dimension, factor = _UNITS[word]
             per, stop = self.per(end + 1)
-            return self.make("quantity", dimension, word, amount * factor, stop, raw, per)
+            return self.make("quantity", dimension, word, amount * factor, stop, raw=raw, per=per)
         if word in _RATES:
-            return self.make("quantity", "rate", word, amount, end + 1, raw)
+            return self.make("quantity", "rate", word, amount, end + 1, raw=raw)
         following = self.at(end)
         noun = stem(following) if following.isalpha() and following not in _NOISE_NOUNS else ""
         per, stop = self.per(end + (1 if noun else 0))
-        return self.make("number", "count", noun, amount, stop, raw, per)
+        return self.make("number", "count", noun, amount, stop, raw=raw, per=per)
 
     def suffixed(self, i: int, raw: Fraction, suffix: str, currency: str | None) -> Value | None:
-        """A number with letters attached: `500ms`, `2gb`, `1.5k`, `3x`, `1st`."""
+        """Read a number with letters attached: `500ms`, `2gb`, `1.5k`, `3x`, `1st`."""
         if suffix in {"st", "nd", "rd", "th"}:
             return self.make("number", "ordinal", "", raw, i + 1)
         if suffix == "x":
@@ -376,11 +384,11 @@ class _Reader:
         if suffix not in _UNITS and suffix[0] in "kmb" and suffix[1:] in _UNITS and not currency:
             raw, suffix = raw * _MULTIPLIERS[suffix[0]], suffix[1:]
         if currency is not None and suffix in _MULTIPLIERS:
-            return self.make("money", "money", currency, raw * _MULTIPLIERS[suffix], i + 1, raw)
+            return self.make("money", "money", currency, raw * _MULTIPLIERS[suffix], i + 1, raw=raw)
         if suffix in _UNITS:
             dimension, factor = _UNITS[suffix]
             per, end = self.per(i + 1)
-            return self.make("quantity", dimension, suffix, raw * factor, end, raw, per)
+            return self.make("quantity", dimension, suffix, raw * factor, end, raw=raw, per=per)
         if suffix in _RATES:
             return self.make("quantity", "rate", suffix, raw, i + 1)
         return None
@@ -405,25 +413,25 @@ class _Reader:
         return "", i
 
     def bare(self) -> Value | None:
-        """A unit, currency, time zone or region code standing alone ("in kg, cm")."""
-        token, end = self.token, self.i + 1
-        if token in _TIMEZONES:
-            return self.make("unit", "timezone", _TIMEZONES[token], Fraction(0), end)
-        if token in _REGIONS and (token != "us" or self.i > 0 and self.tokens[self.i - 1] == "the"):
-            return self.make("unit", "region", token, Fraction(0), end)
-        if token not in _BARE_UNITS or _NUMBER.match(self.at(self.i + 1)):
+        """Read a unit, currency, time zone or region code standing alone ("kg, cm")."""
+        word, end = self.word, self.i + 1
+        if word in _TIMEZONES:
+            return self.make("unit", "timezone", _TIMEZONES[word], Fraction(0), end)
+        if word in _REGIONS and (word != "us" or (self.i > 0 and self.tokens[self.i - 1] == "the")):
+            return self.make("unit", "region", word, Fraction(0), end)
+        if word not in _BARE_UNITS or _NUMBER.match(self.at(self.i + 1)):
             return None
         if self.i > 0 and _NUMBER.match(self.tokens[self.i - 1]):
             return None  # "1,200 USD": the currency belongs to the number
-        word = _singular(token)
+        word = _singular(word)
         if word in _CURRENCY_WORDS:
             return self.make("unit", "money", _CURRENCY_WORDS[word], Fraction(0), end)
-        dimension = _UNITS[word][0] if word in _UNITS else _BARE_SYSTEMS.get(token, token)
-        return self.make("unit", dimension, token, Fraction(0), end)
+        dimension = _UNITS[word][0] if word in _UNITS else _BARE_SYSTEMS.get(word, word)
+        return self.make("unit", dimension, word, Fraction(0), end)
 
     def range(self) -> Value | None:
-        """Two values joined by a hyphen in one token: `9am-5pm`, `09:00-17:00`."""
-        left, _, right = self.token.partition("-")
+        """Two values joined by a hyphen in one word: `9am-5pm`, `09:00-17:00`."""
+        left, _, right = self.word.partition("-")
         first = _value_at([left], 0) if left else None
         second = _value_at([right], 0) if right else None
         if first is None or second is None:

@@ -22,7 +22,7 @@ __all__ = [
 
 _INVISIBLE = "\u00ad\u180e\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
 _INVISIBLE += "\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\ufeff"
-# NFKC leaves typographic quotes and dashes alone; fold them so `read‑only` is `read-only`.
+# NFKC leaves typographic quotes and dashes alone; fold them (U+2011 read-only is read-only).
 _FOLD = str.maketrans(
     {
         **dict.fromkeys(_INVISIBLE, None),
@@ -159,8 +159,7 @@ def stem(token: str) -> str:
 
     Tokens with digits or joiners are returned unchanged: identifiers are compared whole.
     """
-    if token.endswith("'s"):
-        token = token[:-2]
+    token = token.removesuffix("'s")
     if token in _IRREGULAR:
         return _IRREGULAR[token]
     if not token.isalpha() or len(token) <= 3:  # noqa: PLR2004 - short words stay whole

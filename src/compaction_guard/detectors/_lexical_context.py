@@ -141,8 +141,10 @@ class Context:
 
     @functools.cached_property
     def complement(self) -> bool:
-        """The window states the other side of the rule: "up to $200 without escalation"
-        for "above $200 must escalate" (bound and polarity both reversed)."""
+        """Whether the window states the other side of the rule (bound and polarity reversed).
+
+        "Up to $200 without escalation" is the other side of "above $200 must escalate".
+        """
         return self.bound_swap and self.part.parity != self.w_parity
 
     @functools.cached_property
@@ -175,7 +177,7 @@ class Context:
 
 
 def _pieces(token: str) -> tuple[str, ...]:
-    """A token and, for a hyphenated word, its parts ("re-enabled" also reads "enabled")."""
+    """Return a token and, for a hyphenated word, its parts ("re-enabled": "enabled")."""
     if "-" in token and is_soft_identifier(token):
         return (token, *token.split("-"))
     return (token,)
@@ -250,9 +252,11 @@ def afterthoughts(ctx: Context) -> list[tuple[Counter[Modality], str]]:
 
 
 def _referring_marks(ctx: Context, clause: list[tuple[Analysis, int]]) -> Counter[Modality]:
-    """Marks of a clause that points back at the rule; empty for a clause about something
-    else. A clause that names the rule by anaphor but adds its own content ("waived that
-    restriction for the beta cohort") is marked SCOPED."""
+    """Return the marks of a clause that points back at the rule, or none.
+
+    A clause about something else yields none. A clause that names the rule by anaphor but
+    adds content of its own ("waived that restriction for the beta cohort") is SCOPED.
+    """
     refers = pointed = foreign = False
     classes: Counter[Modality] = Counter()
     for analysis, index in clause:
@@ -281,9 +285,7 @@ def lost_modality(ctx: Context) -> list[str]:
         lost.append("must/never")
     if part[_M.ONLY] and not (w[_M.ONLY] or only_by_negation(ctx)):
         lost.append("only")
-    for bound in (_M.MAX, _M.MIN):
-        if part[bound] and not w[bound]:
-            lost.append(bound.value)
+    lost.extend(bound.value for bound in (_M.MAX, _M.MIN) if part[bound] and not w[bound])
     if part[_M.READONLY] and not read_only_kept(ctx):
         lost.append("read-only")
     if part[_M.CONDITION] > w[_M.CONDITION]:

@@ -1,10 +1,13 @@
-"""The damage rules: lifted and polarity (contradicted), anchor_diff (mutated), hedge and
-modality_loss (weakened). Each reads one Context and returns a Reading or None.
+"""The damage rules, each reading one Context and returning a Reading or None.
+
+lifted and polarity decide contradicted, anchor_diff mutated, hedge and modality_loss
+weakened.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import itertools
+from typing import TYPE_CHECKING, Any
 
 from compaction_guard.anchors import are_siblings, comparable, values_equal
 from compaction_guard.detectors._lexical_context import (
@@ -42,7 +45,7 @@ _SOFTENERS = (_M.HEDGE, _M.SOFT_FORBID, _M.CONDITION, _M.APPROX)
 
 
 def lifted(ctx: Context) -> Reading | None:
-    """A statement that the rule was lifted, waived or no longer applies."""
+    """Find a statement that the rule was lifted, waived or no longer applies."""
     c_lift = ctx.part.classes[_M.LIFT] + ctx.part.classes[_M.LIFT_VERB]
     if ctx.al.coverage < TOPIC_COVERAGE:
         return None
@@ -57,27 +60,52 @@ def lifted(ctx: Context) -> Reading | None:
 
 
 def polarity(ctx: Context) -> Reading | None:
-    """Negation inserted or removed, or an incompatible bound or permission."""
+    """Find negation inserted or removed, or an incompatible bound or permission."""
     if not ctx.topical:
         return None
-    part, w = ctx.part.classes, ctx.w_classes
+    for check in (_bound_reversed, _made_writable, _opened_up, _afterthought_permits, _negated):
+        why = check(ctx)
+        if why is not None:
+            return _contradicted(ctx, "polarity", why)
+    return None
+
+
+def _bound_reversed(ctx: Context) -> str | None:
     if ctx.bound_swap and ctx.part.parity == ctx.w_parity:
-        return _contradicted(ctx, "polarity", "an upper bound became a lower bound or back")
+        return "an upper bound became a lower bound or back"
+    return None
+
+
+def _made_writable(ctx: Context) -> str | None:
     if _read_only(ctx.part) and not read_only_kept(ctx) and _w_writable(ctx):
-        return _contradicted(ctx, "polarity", "read-only became writable")
-    if part[_M.ONLY] and not w[_M.ONLY] and w[_M.EXTEND] > part[_M.EXTEND]:
-        return _contradicted(ctx, "polarity", "an exclusive rule was opened up")
-    if part[_M.ONLY] and not w[_M.ONLY] and w[_M.ALLOW] and _alternative_added(ctx):
-        return _contradicted(ctx, "polarity", "an exclusive rule now permits an alternative")
+        return "read-only became writable"
+    return None
+
+
+def _opened_up(ctx: Context) -> str | None:
+    part, w = ctx.part.classes, ctx.w_classes
+    if not part[_M.ONLY] or w[_M.ONLY]:
+        return None
+    if w[_M.EXTEND] > part[_M.EXTEND]:
+        return "an exclusive rule was opened up"
+    if w[_M.ALLOW] and _alternative_added(ctx):
+        return "an exclusive rule now permits an alternative"
+    return None
+
+
+def _afterthought_permits(ctx: Context) -> str | None:
     for classes, where in ctx.afterthoughts:
         if _reverses(ctx.part, classes):
-            return _contradicted(ctx, "polarity", f"the {where} permits what the rule limits")
+            return f"the {where} permits what the rule limits"
+    return None
+
+
+def _negated(ctx: Context) -> str | None:
     swaps = _antonym_swaps(ctx)
-    explicit = swaps or any(w[m] for m in _EXPLICIT)
+    explicit = swaps or any(ctx.w_classes[m] for m in _EXPLICIT)
     flipped = (ctx.part.parity + len(swaps) + ctx.bound_swap) % 2 != ctx.w_parity
     if flipped and explicit and _predicate_kept(ctx):
-        what = f"opposite words {swaps}" if swaps else "negation or permission reversed"
-        return _contradicted(ctx, "polarity", what)
+        return f"opposite words {swaps}" if swaps else "negation or permission reversed"
     return None
 
 
@@ -88,8 +116,7 @@ def _alternative_added(ctx: Context) -> bool:
 
 
 def _reverses(part: Part, classes: Counter[Modality]) -> bool:
-    """An afterthought that opens an exclusive rule, permits a prohibited act, or makes
-    an obligation optional."""
+    """Tell whether an afterthought opens, permits or makes optional what the rule binds."""
     parity = sum(n for m, n in classes.items() if m in NEGATIVE) % 2
     if part.classes[_M.ONLY] and classes[_M.EXTEND] and (classes[_M.ALLOW] or parity == 0):
         return True
@@ -99,8 +126,10 @@ def _reverses(part: Part, classes: Counter[Modality]) -> bool:
 
 
 def _predicate_kept(ctx: Context) -> bool:
-    """The word a negation governs is in the window too: a reversal must be about the
-    same act ("must not ship" and "may ship", not "should wait")."""
+    """Tell whether the words the rule's negations govern are in the window too.
+
+    A reversal must be about the same act: "must not ship" and "may ship", not "wait".
+    """
     for mark in ctx.part.analysis.marks:
         if mark.modality not in NEGATIVE:
             continue
@@ -144,7 +173,7 @@ def _antonym_swaps(ctx: Context) -> list[str]:
 
 
 def anchor_diff(ctx: Context) -> Reading | None:
-    """A value, identifier or bound term of the constraint replaced by another."""
+    """Find a value, identifier or bound term of the constraint replaced by another."""
     for check in (_changed_value, changed_identifier, _substituted_word):
         reading = check(ctx)
         if reading is not None:
@@ -190,8 +219,10 @@ def _slot_aligned(ctx: Context, wanted: Value, found: Value) -> bool:
 
 
 def changed_identifier(ctx: Context) -> Reading | None:
-    """A name of the constraint replaced by a sibling name (`orders_prod` by
-    `orders_prod_archive`), in a window that restates the rule around it."""
+    """Find a name of the rule replaced by a sibling name in a restatement of the rule.
+
+    `orders_prod` replaced by `orders_prod_archive`, `.env` by `.env.example`.
+    """
     tokens = ctx.part.analysis.tokens
     for index, weight in zip(ctx.part.content, ctx.part.weights, strict=True):
         token = tokens[index]
@@ -244,38 +275,30 @@ def _one_replacement(ctx: Context) -> tuple[str, str] | None:
 
 def _walk(part: Analysis, wanted: list[int], win: Analysis, start: int) -> tuple[str, str] | None:
     """Match `wanted` from `start`, allowing stopword insertions and one replacement."""
-    found = _match_from(part, wanted, 0, win, start, 0, None)
+
+    def match(at: int, position: int, gap: int, replaced: tuple[int, int] | None) -> Any:
+        # Depth-first: match, else skip an inserted function word, else replace once.
+        if at == len(wanted):
+            return replaced
+        if position >= len(win.tokens) or gap > MAX_GAP:
+            return None
+        index = wanted[at]
+        if _same(part, index, win, position):
+            return match(at + 1, position + 1, gap, replaced)
+        token = win.tokens[position]
+        if token in STOPWORDS and token not in RELATIONS:
+            skipped = match(at, position + 1, gap + 1, replaced)
+            if skipped is not None:
+                return skipped
+        if replaced is None and _replaceable(part, index, win, position):
+            return match(at + 1, position + 1, gap, (index, position))
+        return None
+
+    found: tuple[int, int] | None = match(0, start, 0, None)
     if found is None:
         return None
     index, position = found
     return part.tokens[index], win.tokens[position]
-
-
-def _match_from(
-    part: Analysis,
-    wanted: list[int],
-    at: int,
-    win: Analysis,
-    position: int,
-    gap: int,
-    replaced: tuple[int, int] | None,
-) -> tuple[int, int] | None:
-    """Depth-first: match, else skip an inserted function word, else replace once."""
-    if at == len(wanted):
-        return replaced
-    if position >= len(win.tokens) or gap > MAX_GAP:
-        return None
-    index = wanted[at]
-    if _same(part, index, win, position):
-        return _match_from(part, wanted, at + 1, win, position + 1, gap, replaced)
-    token = win.tokens[position]
-    if token in STOPWORDS and token not in RELATIONS:
-        skipped = _match_from(part, wanted, at, win, position + 1, gap + 1, replaced)
-        if skipped is not None:
-            return skipped
-    if replaced is None and _replaceable(part, index, win, position):
-        return _match_from(part, wanted, at + 1, win, position + 1, gap, (index, position))
-    return None
 
 
 def _same(part: Analysis, index: int, win: Analysis, position: int) -> bool:
@@ -286,7 +309,7 @@ def _same(part: Analysis, index: int, win: Analysis, position: int) -> bool:
 
 
 def _replaceable(part: Analysis, index: int, win: Analysis, position: int) -> bool:
-    """A content word or name may be swapped for another word; force words may not."""
+    """Tell whether a content word or name may stand replaced here (force words may not)."""
     key = part.keys[index]
     if key is None or key.startswith("~") or part.mark_at[index] >= 0:
         return False
@@ -308,23 +331,35 @@ def _mutated(ctx: Context, wanted: str, found: str, why: str, *, strong: bool = 
 
 
 def hedge(ctx: Context) -> Reading | None:
-    """A hedge, condition or approximation wrapped around the rule."""
+    """Find a hedge, condition or approximation wrapped around the rule."""
     if not ctx.topical or ctx.complement:
         return None
+    for check in (_softened, _afterthought_softens):
+        why = check(ctx)
+        if why is not None:
+            return _weakened(ctx, "hedge", why)
+    return None
+
+
+def _softened(ctx: Context) -> str | None:
     part, w = ctx.part.classes, ctx.w_classes
     for modality in _SOFTENERS:
         if w[modality] > part[modality]:
-            return _weakened(ctx, "hedge", f"{modality.value} added")
+            return f"{modality.value} added"
     if part[_M.UNIVERSAL] and w[_M.PARTIAL] > part[_M.PARTIAL]:
-        return _weakened(ctx, "hedge", "all became some")
+        return "all became some"
     if ctx.part.parity == 1 == ctx.w_parity and w[_M.ALLOW] > part[_M.ALLOW]:
-        return _weakened(ctx, "hedge", "an exception was added to a prohibition")
+        return "an exception was added to a prohibition"
+    return None
+
+
+def _afterthought_softens(ctx: Context) -> str | None:
     for classes, where in ctx.afterthoughts:
         if classes[SCOPED] and (classes[_M.LIFT] or classes[_M.LIFT_VERB]):
-            return _weakened(ctx, "hedge", f"the {where} lifts the rule for some cases")
+            return f"the {where} lifts the rule for some cases"
         for modality in _SOFTENERS:
-            if classes[modality] > part[modality]:
-                return _weakened(ctx, "hedge", f"{modality.value} added in the {where}")
+            if classes[modality] > ctx.part.classes[modality]:
+                return f"{modality.value} added in the {where}"
     return None
 
 
@@ -351,7 +386,7 @@ def _connective_swap(ctx: Context) -> str | None:
     tokens = ctx.part.analysis.tokens
     matched = sorted(ctx.al.matches.items())
     negations = [m.start for m in ctx.win.marks if m.modality in NEGATIVE]
-    for (c_left, w_left), (c_right, w_right) in zip(matched, matched[1:], strict=False):
+    for (c_left, w_left), (c_right, w_right) in itertools.pairwise(matched):
         if w_right <= w_left:
             continue
         c_between = {t for t in tokens[c_left + 1 : c_right] if t in {"and", "or"}}

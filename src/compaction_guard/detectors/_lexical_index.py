@@ -58,24 +58,26 @@ class Sentence:
 
 
 # Bound words share one key, so "cap", "limit" and "at most" find each other.
-_BOUND_KEYS = {word: BOUND for word in ("cap", "caps", "capped", "limit", "limits", "maximum")}
-_BOUND_KEYS |= {word: BOUND for word in ("max", "ceiling", "most", "exceed", "exceeds")}
-_BOUND_KEYS |= {word: BOUND for word in ("minimum", "min", "least", "floor")}
+_BOUND_KEYS = dict.fromkeys(("cap", "caps", "capped", "limit", "limits", "maximum"), BOUND)
+_BOUND_KEYS |= dict.fromkeys(("max", "ceiling", "most", "exceed", "exceeds"), BOUND)
+_BOUND_KEYS |= dict.fromkeys(("minimum", "min", "least", "floor"), BOUND)
 _BOUND_KEYS |= {"read-only": "~readonly", "readonly": "~readonly"}
 NUMBER = "num:"
 _ANY_NUMBER = NUMBER + "#"
 
 
 def key_weight(key: str) -> int:
-    """Score of one shared index key: an identifier says more than a word, and a bare
-    "some number" class says nothing on its own."""
+    """Return the score of one shared index key.
+
+    An identifier says more than a word; a bare "some number" class says nothing alone.
+    """
     if key.startswith(ID):
         return 2
     return 0 if key == _ANY_NUMBER else 1
 
 
 def _value_class(token: str) -> str:
-    """A coarse class of a numeric token, so a changed value still finds its sentence."""
+    """Return a coarse class of a numeric token, so a changed value still finds its sentence."""
     if token.endswith("%"):
         return NUMBER + "%"
     if token[0] in "$\u20ac\u00a3\u00a5":

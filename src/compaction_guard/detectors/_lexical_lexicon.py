@@ -23,38 +23,48 @@ __all__ = [
 ]
 
 
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
 def _stems(words: str) -> frozenset[str]:
     return frozenset(stem(word) for word in words.split())
 
 
 # Function words: never content, and insignificant when a near-verbatim copy drops one.
 STOPWORDS = frozenset(
-    """
-    a an the this that these those is are was were be been being am it its it's of
-    and or but so than then there here their they them we us our you your i me my he she
-    his her him who whom which what whose will would do does did done doing has have had
-    having also too very just such up down out off yet both either etc e.g i.e same own
-    let lets let's please kindly s t as any own whether how why where when else other
-    others anyone anybody anything nobody someone somebody something everybody once
-    i've i'm i'd i'll we've we're we'll we'd you're you've you'll it's that's there's
-    they're they've he's she's what's here's though although however anyway rather
-    instead because actually really basically simply merely more less just even
-    """.split(),
+    _words(
+        """
+        a an the this that these those is are was were be been being am it its it's of and
+        or but so than then there here their they them we us our you your i me my he she his
+        her him who whom which what whose will would do does did done doing has have had
+        having also too very just such up down out off yet both either etc e.g i.e same own
+        let lets let's please kindly s t as any own whether how why where when else other
+        others anyone anybody anything nobody someone somebody something everybody once i've
+        i'm i'd i'll we've we're we'll we'd you're you've you'll it's that's there's they're
+        they've he's she's what's here's though although however anyway rather instead
+        because actually really basically simply merely more less just even
+        """,
+    ),
 ) | frozenset(
     # Prepositions are function words for topic and coverage, but a near-verbatim copy
     # must keep them: "from staging to prod" is not "from prod to staging".
-    """
-    to from into onto in on at for by with within without before after during until
-    since over under above below between except per through across outside inside via
-    against toward towards about like upon
-    """.split(),
+    _words(
+        """
+        to from into onto in on at for by with within without before after during until
+        since over under above below between except per through across outside inside via
+        against toward towards about like upon
+        """,
+    ),
 )
 RELATIONS = frozenset(
-    """
-    to from into onto in on at for by with within without before after during until
-    since over under above below between except per through across outside inside via
-    against toward towards and or nor not no
-    """.split(),
+    _words(
+        """
+        to from into onto in on at for by with within without before after during until
+        since over under above below between except per through across outside inside via
+        against toward towards and or nor not no
+        """,
+    ),
 )
 # Words that report or frame a rule without changing it ("the user said", "key decision").
 LIGHT = _stems(
@@ -155,9 +165,9 @@ _GROUPS = (
 )
 _CONCEPTS: dict[str, str] = {}
 for _group in _GROUPS:
-    _words = _group.split()
-    for _word in _words:
-        _CONCEPTS.setdefault(stem(_word), stem(_words[0]))
+    _members = _group.split()
+    for _word in _members:
+        _CONCEPTS.setdefault(stem(_word), stem(_members[0]))
 
 
 def concept(word_stem: str) -> str:

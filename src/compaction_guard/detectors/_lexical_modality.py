@@ -60,579 +60,182 @@ class Mark:
 
 
 _M = Modality
-_PHRASES: dict[str, tuple[Modality, ...]] = {
-    _M.FORBID: (
-        "never",
-        "must not",
-        "mustn't",
-        "must never",
-        "shall not",
-        "shan't",
-        "shall never",
-        "do not",
-        "don't",
-        "cannot",
-        "can't",
-        "can not",
-        "may not",
-        "will not",
-        "won't",
-        "not allowed",
-        "not permitted",
-        "forbidden",
-        "forbid",
-        "forbids",
-        "prohibited",
-        "prohibit",
-        "prohibits",
-        "banned",
-        "disallowed",
-        "off-limits",
-        "off limits",
-        "under no circumstances",
-        "no",
-        "refrain from",
-        "must avoid",
-        "is not to",
-        "are not to",
-        "not to be",
-        "never ever",
-        "not ever",
-        "at no time",
-        "do not ever",
-        "may never",
-        "can never",
-        "should under no circumstances",
+
+
+def _phrases(text: str) -> tuple[str, ...]:
+    return tuple(phrase.strip() for phrase in text.split(",") if phrase.strip())
+
+
+_PHRASES: dict[Modality, tuple[str, ...]] = {
+    _M.FORBID: _phrases(
+        """
+        never, must not, mustn't, must never, shall not, shan't, shall never, do not, don't,
+        cannot, can't, can not, may not, will not, won't, not allowed, not permitted,
+        forbidden, forbid, forbids, prohibited, prohibit, prohibits, banned, disallowed,
+        off-limits, off limits, under no circumstances, no, refrain from, must avoid,
+        is not to, are not to, not to be, never ever, not ever, at no time, do not ever,
+        may never, can never, should under no circumstances
+        """,
     ),
-    _M.OBLIGE: (
-        "must",
-        "shall",
-        "required",
-        "require",
-        "requires",
-        "requirement",
-        "mandatory",
-        "need to",
-        "needs to",
-        "need",
-        "needs",
-        "have to",
-        "has to",
-        "always",
-        "ensure",
-        "ensures",
-        "make sure",
-        "be sure to",
-        "obliged",
-        "obligated",
-        "compulsory",
-        "is to",
-        "are to",
-        "strictly",
-        "at all times",
-        "is essential",
-        "without fail",
-        "needed",
-        "necessary",
-        "must always",
-        "will always",
-        "not optional",
+    _M.OBLIGE: _phrases(
+        """
+        must, shall, required, require, requires, requirement, mandatory, need to, needs to,
+        need, needs, have to, has to, always, ensure, ensures, make sure, be sure to,
+        obliged, obligated, compulsory, is to, are to, strictly, at all times, is essential,
+        without fail, needed, necessary, must always, will always, not optional
+        """,
     ),
-    _M.ALLOW: (
-        "may",
-        "can",
-        "allowed",
-        "allow",
-        "allows",
-        "permitted",
-        "permit",
-        "permits",
-        "permissible",
-        "ok",
-        "okay",
-        "fine",
-        "acceptable",
-        "free to",
-        "feel free",
-        "go ahead",
-        "welcome to",
-        "authorized",
-        "authorised",
-        "no problem",
-        "is fine",
-        "no restriction",
-        "no restrictions",
-        "up to you",
-        "at your discretion",
-        "freely",
-        "at will",
-        "without restriction",
-        "without restrictions",
-        "without limits",
+    _M.ALLOW: _phrases(
+        """
+        may, can, allowed, allow, allows, permitted, permit, permits, permissible, ok, okay,
+        fine, acceptable, free to, feel free, go ahead, welcome to, authorized, authorised,
+        no problem, is fine, no restriction, no restrictions, up to you, at your discretion,
+        freely, at will, without restriction, without restrictions, without limits
+        """,
     ),
-    _M.OPTIONAL: (
-        "optional",
-        "optionally",
-        "not required",
-        "not necessary",
-        "no need",
-        "not needed",
-        "need not",
-        "needn't",
-        "don't have to",
-        "do not have to",
-        "doesn't have to",
-        "does not have to",
-        "not mandatory",
-        "not obligatory",
-        "not essential",
-        "unnecessary",
-        "not a requirement",
-        "no longer required",
-        "no requirement",
+    _M.OPTIONAL: _phrases(
+        """
+        optional, optionally, not required, not necessary, no need, not needed, need not,
+        needn't, don't have to, do not have to, doesn't have to, does not have to,
+        not mandatory, not obligatory, not essential, unnecessary, not a requirement,
+        no longer required, no requirement
+        """,
     ),
-    _M.HEDGE: (
-        "should",
-        "ought to",
-        "ideally",
-        "try to",
-        "try",
-        "tries",
-        "trying",
-        "attempt to",
-        "where possible",
-        "if possible",
-        "when possible",
-        "whenever possible",
-        "as much as possible",
-        "as far as possible",
-        "where feasible",
-        "if feasible",
-        "when feasible",
-        "where practical",
-        "if practical",
-        "when practical",
-        "where appropriate",
-        "if appropriate",
-        "when appropriate",
-        "as appropriate",
-        "if convenient",
-        "when convenient",
-        "if you can",
-        "when you can",
-        "preferably",
-        "prefer",
-        "prefers",
-        "preferred",
-        "generally",
-        "usually",
-        "typically",
-        "normally",
-        "mostly",
-        "often",
-        "in general",
-        "for the most part",
-        "recommended",
-        "recommend",
-        "recommends",
-        "advised",
-        "advisable",
-        "encouraged",
-        "suggested",
-        "suggest",
-        "consider",
-        "might",
-        "could",
-        "aim to",
-        "aims to",
-        "strive to",
-        "best effort",
-        "best-effort",
-        "nice to have",
-        "nice-to-have",
-        "rule of thumb",
-        "guideline",
-        "by default",
-        "hopefully",
-        "within reason",
-        "if it makes sense",
-        "where it makes sense",
-        "as needed",
-        "if needed",
-        "when needed",
-        "ideal",
-        "soft limit",
-        "soft cap",
-        "loosely",
-        "flexible",
-        "tentatively",
-        "for now",
-        "if at all possible",
-        "where you can",
-        "as a rule",
+    _M.HEDGE: _phrases(
+        """
+        should, ought to, ideally, try to, try, tries, trying, attempt to, where possible,
+        if possible, when possible, whenever possible, as much as possible,
+        as far as possible, where feasible, if feasible, when feasible, where practical,
+        if practical, when practical, where appropriate, if appropriate, when appropriate,
+        as appropriate, if convenient, when convenient, if you can, when you can, preferably,
+        prefer, prefers, preferred, generally, usually, typically, normally, mostly, often,
+        in general, for the most part, recommended, recommend, recommends, advised,
+        advisable, encouraged, suggested, suggest, consider, might, could, aim to, aims to,
+        strive to, best effort, best-effort, nice to have, nice-to-have, rule of thumb,
+        guideline, by default, hopefully, within reason, if it makes sense,
+        where it makes sense, as needed, if needed, when needed, ideal, soft limit, soft cap,
+        loosely, flexible, tentatively, for now, if at all possible, where you can,
+        as a rule
+        """,
     ),
-    _M.SOFT_FORBID: (
-        "should not",
-        "shouldn't",
-        "should never",
-        "should avoid",
-        "avoid",
-        "avoids",
-        "avoiding",
-        "try not to",
-        "try to avoid",
-        "prefer not to",
-        "discouraged",
-        "not recommended",
-        "inadvisable",
-        "ideally not",
-        "best not",
-        "better not",
-        "preferably not",
-        "minimize",
-        "minimise",
-        "rarely",
-        "seldom",
-        "sparingly",
-        "be careful",
-        "careful",
-        "cautious",
-        "limit the use",
+    _M.SOFT_FORBID: _phrases(
+        """
+        should not, shouldn't, should never, should avoid, avoid, avoids, avoiding,
+        try not to, try to avoid, prefer not to, discouraged, not recommended, inadvisable,
+        ideally not, best not, better not, preferably not, minimize, minimise, rarely,
+        seldom, sparingly, be careful, careful, cautious, limit the use
+        """,
     ),
-    _M.ONLY: (
-        "only",
-        "exclusively",
-        "solely",
-        "restricted to",
-        "limited to",
-        "nothing but",
-        "nothing other than",
-        "no other",
-        "sole",
-        "nothing else",
-        "alone",
+    _M.ONLY: _phrases(
+        """
+        only, exclusively, solely, restricted to, limited to, nothing but,
+        nothing other than, no other, sole, nothing else, alone
+        """,
     ),
-    _M.MAX: (
-        "at most",
-        "no more than",
-        "not more than",
-        "maximum",
-        "max",
-        "cap",
-        "caps",
-        "capped",
-        "ceiling",
-        "limit",
-        "limits",
-        "not exceed",
-        "not to exceed",
-        "never exceed",
-        "do not exceed",
-        "don't exceed",
-        "must not exceed",
-        "cannot exceed",
-        "can't exceed",
-        "shall not exceed",
-        "may not exceed",
-        "won't exceed",
-        "must never exceed",
-        "not go over",
-        "never go over",
-        "or less",
-        "or fewer",
-        "or lower",
-        "or below",
-        "or under",
-        "no later than",
-        "upper bound",
-        "upper limit",
-        "hard cap",
-        "hard limit",
-        "<=",
-        "must stay under",
-        "must stay below",
-        "must stay within",
-        "must remain under",
-        "must remain below",
+    _M.MAX: _phrases(
+        """
+        at most, no more than, not more than, maximum, max, cap, caps, capped, ceiling,
+        limit, limits, not exceed, not to exceed, never exceed, do not exceed, don't exceed,
+        must not exceed, cannot exceed, can't exceed, shall not exceed, may not exceed,
+        won't exceed, must never exceed, not go over, never go over, or less, or fewer,
+        or lower, or below, or under, no later than, upper bound, upper limit, hard cap,
+        hard limit, <=, must stay under, must stay below, must stay within,
+        must remain under, must remain below
+        """,
     ),
-    _M.MIN: (
-        "at least",
-        "no less than",
-        "not less than",
-        "no fewer than",
-        "not fewer than",
-        "minimum",
-        "min",
-        "floor",
-        "or more",
-        "or greater",
-        "or higher",
-        "or above",
-        "or longer",
-        "lower bound",
-        "no earlier than",
-        ">=",
+    _M.MIN: _phrases(
+        """
+        at least, no less than, not less than, no fewer than, not fewer than, minimum, min,
+        floor, or more, or greater, or higher, or above, or longer, lower bound,
+        no earlier than, >=
+        """,
     ),
-    _M.UNIVERSAL: (
-        "all",
-        "every",
-        "each",
-        "in all cases",
-        "without exception",
-        "no exceptions",
-        "no exception",
-        "every time",
-        "everything",
-        "everyone",
-        "entire",
-        "any and all",
-        "always and everywhere",
-        "not even",
-        "not even once",
-        "none whatsoever",
-        "whatsoever",
-        "at all",
+    _M.UNIVERSAL: _phrases(
+        """
+        all, every, each, in all cases, without exception, no exceptions, no exception,
+        every time, everything, everyone, entire, any and all, always and everywhere,
+        not even, not even once, none whatsoever, whatsoever, at all
+        """,
     ),
-    _M.PARTIAL: (
-        "most",
-        "some",
-        "many",
-        "several",
-        "majority",
-        "a few",
-        "partially",
-        "certain",
-        "some of",
-        "most of",
-        "part of",
+    _M.PARTIAL: _phrases(
+        """
+        most, some, many, several, majority, a few, partially, certain, some of, most of,
+        part of
+        """,
     ),
-    _M.READONLY: (
-        "read-only",
-        "readonly",
-        "read only",
-        "read access only",
-        "select-only",
-        "select only",
-        "write-protected",
-        "reads only",
-        "only read",
-        "only reads",
-        "only reading",
-        "read-only access",
+    _M.READONLY: _phrases(
+        """
+        read-only, readonly, read only, read access only, select-only, select only,
+        write-protected, reads only, only read, only reads, only reading, read-only access
+        """,
     ),
-    _M.WRITE: (
-        "read-write",
-        "read/write",
-        "read and write",
-        "write access",
-        "writable",
-        "write-enabled",
-        "write permission",
-        "write permissions",
-        "full access",
-        "writes are allowed",
-        "writes allowed",
-        "writes are fine",
-        "writes are ok",
+    _M.WRITE: _phrases(
+        """
+        read-write, read/write, read and write, write access, writable, write-enabled,
+        write permission, write permissions, full access, writes are allowed, writes allowed,
+        writes are fine, writes are ok
+        """,
     ),
-    _M.CONDITION: (
-        "unless",
-        "except",
-        "except for",
-        "except when",
-        "excluding",
-        "other than",
-        "apart from",
-        "aside from",
-        "save for",
-        "barring",
-        "if",
-        "only if",
-        "only when",
-        "provided",
-        "provided that",
-        "as long as",
-        "so long as",
-        "assuming",
-        "in case",
-        "besides",
-        "with the exception of",
-        "outside of",
+    _M.CONDITION: _phrases(
+        """
+        unless, except, except for, except when, excluding, other than, apart from,
+        aside from, save for, barring, if, only if, only when, provided, provided that,
+        as long as, so long as, assuming, in case, besides, with the exception of,
+        outside of
+        """,
     ),
-    _M.LIFT: (
-        "no longer",
-        "any longer",
-        "anymore",
-        "not anymore",
-        "lifted",
-        "waived",
-        "waive",
-        "waives",
-        "waiver",
-        "rescinded",
-        "rescind",
-        "revoked",
-        "revoke",
-        "suspended",
-        "does not apply",
-        "doesn't apply",
-        "do not apply",
-        "don't apply",
-        "not apply",
-        "no longer applies",
-        "no longer apply",
-        "null and void",
-        "void",
-        "obsolete",
-        "superseded",
-        "disregard",
-        "disregarded",
-        "exempt",
-        "exempted",
-        "exemption",
-        "not in effect",
-        "no longer in effect",
-        "not enforced",
-        "moot",
-        "not apply anymore",
-        "has been lifted",
-        "was lifted",
-        "is lifted",
-        "lifting",
-        "lifts",
-        "set aside",
+    _M.LIFT: _phrases(
+        """
+        no longer, any longer, anymore, not anymore, lifted, waived, waive, waives, waiver,
+        rescinded, rescind, revoked, revoke, suspended, does not apply, doesn't apply,
+        do not apply, don't apply, not apply, no longer applies, no longer apply,
+        null and void, void, obsolete, superseded, disregard, disregarded, exempt, exempted,
+        exemption, not in effect, no longer in effect, not enforced, moot, not apply anymore,
+        has been lifted, was lifted, is lifted, lifting, lifts, set aside
+        """,
     ),
-    _M.LIFT_VERB: (
-        "removed",
-        "dropped",
-        "cancelled",
-        "canceled",
-        "scrapped",
-        "abolished",
-        "withdrawn",
-        "relaxed",
-        "overridden",
-        "override",
-        "overrides",
-        "ignore",
-        "ignored",
-        "retired",
-        "turned off",
-        "switched off",
-        "expired",
-        "ended",
-        "lift",
-        "remove",
-        "drop",
-        "deprecated",
-        "cleared",
-        "reversed",
-        "replaced",
+    _M.LIFT_VERB: _phrases(
+        """
+        removed, dropped, cancelled, canceled, scrapped, abolished, withdrawn, relaxed,
+        overridden, override, overrides, ignore, ignored, retired, turned off, switched off,
+        expired, ended, lift, remove, drop, deprecated, cleared, reversed, replaced
+        """,
     ),
-    _M.EXTEND: (
-        "also",
-        "too",
-        "as well",
-        "additionally",
-        "in addition",
-        "not only",
-        "any time",
-        "anytime",
-        "at any time",
-        "anywhere",
-        "whenever",
-        "as well as",
-        "regardless",
-        "no matter",
+    _M.EXTEND: _phrases(
+        """
+        also, too, as well, additionally, in addition, not only, any time, anytime,
+        at any time, anywhere, whenever, as well as, regardless, no matter
+        """,
     ),
-    _M.NEGATION: (
-        "not",
-        "isn't",
-        "aren't",
-        "wasn't",
-        "weren't",
-        "doesn't",
-        "does not",
-        "didn't",
-        "did not",
-        "hasn't",
-        "haven't",
-        "hadn't",
-        "wouldn't",
-        "couldn't",
-        "could not",
-        "would not",
-        "without",
-        "none",
-        "nothing",
-        "nobody",
-        "neither",
-        "nor",
-        "nowhere",
-        "no one",
-        "skip",
-        "skips",
-        "skipped",
-        "skipping",
-        "bypass",
-        "bypassed",
-        "bypassing",
-        "omit",
-        "omitted",
-        "omitting",
-        "unlimited",
-        "uncapped",
-        "unrestricted",
-        "unbounded",
+    _M.NEGATION: _phrases(
+        """
+        not, isn't, aren't, wasn't, weren't, doesn't, does not, didn't, did not, hasn't,
+        haven't, hadn't, wouldn't, couldn't, could not, would not, without, none, nothing,
+        nobody, neither, nor, nowhere, no one, skip, skips, skipped, skipping, bypass,
+        bypassed, bypassing, omit, omitted, omitting, unlimited, uncapped, unrestricted,
+        unbounded
+        """,
     ),
 }
 # Relations that bind a value only when one follows ("under $500", "over 3 retries").
-_VALUE_BOUND: dict[str, tuple[Modality, ...]] = {
-    _M.MAX: (
-        "up to",
-        "under",
-        "below",
-        "within",
-        "less than",
-        "fewer than",
-        "lower than",
-        "stay under",
-        "stay below",
-        "stay within",
-        "keep under",
-        "keep below",
-        "<",
-        "smaller than",
-        "shorter than",
+_VALUE_BOUND: dict[Modality, tuple[str, ...]] = {
+    _M.MAX: _phrases(
+        """
+        up to, under, below, within, less than, fewer than, lower than, stay under,
+        stay below, stay within, keep under, keep below, <, smaller than, shorter than
+        """,
     ),
-    _M.MIN: (
-        "over",
-        "above",
-        "more than",
-        "greater than",
-        "higher than",
-        "exceeds",
-        "exceeding",
-        "exceed",
-        "beyond",
-        ">",
-        "larger than",
-        "longer than",
+    _M.MIN: _phrases(
+        """
+        over, above, more than, greater than, higher than, exceeds, exceeding, exceed,
+        beyond, >, larger than, longer than
+        """,
     ),
-    _M.APPROX: (
-        "about",
-        "around",
-        "approximately",
-        "approx",
-        "roughly",
-        "nearly",
-        "almost",
-        "circa",
-        "close to",
-        "~",
-        "ballpark",
-        "somewhere around",
-        "in the region of",
+    _M.APPROX: _phrases(
+        """
+        about, around, approximately, approx, roughly, nearly, almost, circa, close to, ~,
+        ballpark, somewhere around, in the region of
+        """,
     ),
 }
 _MAX_WORDS = 6
@@ -641,20 +244,20 @@ _PERMISSION_REACH = 5
 
 
 def _index(
-    table: dict[str, tuple[Modality, ...]],
+    table: dict[Modality, tuple[str, ...]],
 ) -> dict[str, list[tuple[tuple[str, ...], Modality]]]:
     index: dict[str, list[tuple[tuple[str, ...], Modality]]] = {}
     for modality, phrases in table.items():
         for phrase in phrases:
             words = tuple(phrase.split())
-            index.setdefault(words[0], []).append((words, Modality(modality)))
+            index.setdefault(words[0], []).append((words, modality))
     for entries in index.values():
         entries.sort(key=lambda entry: -len(entry[0]))
     return index
 
 
-_FREE = _index(_PHRASES)  # type: ignore[arg-type]
-_BOUND = _index(_VALUE_BOUND)  # type: ignore[arg-type]
+_FREE = _index(_PHRASES)
+_BOUND = _index(_VALUE_BOUND)
 
 
 def find_modality(tokens: Sequence[str]) -> tuple[Mark, ...]:
@@ -669,9 +272,9 @@ def find_modality(tokens: Sequence[str]) -> tuple[Mark, ...]:
     while i < count:
         hit = _match(_FREE, tokens, i)
         bound = _match(_BOUND, tokens, i)
-        if bound is not None and _value_follows(tokens, i + len(bound[0])):
-            if hit is None or len(bound[0]) > len(hit[0]):
-                hit = bound
+        longer = bound is not None and (hit is None or len(bound[0]) > len(hit[0]))
+        if longer and _value_follows(tokens, i + len(bound[0])):  # type: ignore[index]
+            hit = bound
         if hit is None:
             i += 1
             continue
@@ -682,8 +285,10 @@ def find_modality(tokens: Sequence[str]) -> tuple[Mark, ...]:
 
 
 def _negated_permissions(marks: list[Mark]) -> list[Mark]:
-    """Absorb a permission negated just before it ("no rows may", "nobody can"): the
-    negation already carries the prohibition."""
+    """Absorb a permission negated just before it ("no rows may", "nobody can").
+
+    The negation already carries the prohibition.
+    """
     kept: list[Mark] = []
     for mark in marks:
         previous = kept[-1] if kept else None
@@ -739,6 +344,10 @@ def _value_follows(tokens: Sequence[str], start: int) -> bool:
 
 
 _NUMBER_WORDS = frozenset(
-    "one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty "
-    "forty fifty sixty hundred thousand noon midnight".split(),
+    _phrases(
+        """
+        one, two, three, four, five, six, seven, eight, nine, ten, eleven, twelve, fifteen,
+        twenty, thirty, forty, fifty, sixty, hundred, thousand, noon, midnight
+        """,
+    ),
 )

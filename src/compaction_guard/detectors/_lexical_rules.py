@@ -89,7 +89,7 @@ def _is_trace(part: Part, al: Alignment, window: Analysis) -> bool:
 
 
 def _verbatim(ctx: Context) -> Reading | None:
-    """The part's tokens appear contiguously, with nothing around them that changes it."""
+    """Certify a contiguous copy of the part with nothing around it that changes it."""
     wanted = ctx.part.analysis.tokens
     tokens = ctx.win.tokens
     width = len(wanted)
@@ -150,32 +150,47 @@ def _certified(ctx: Context, kind: Kind, rule: str) -> Reading:
 
 def _clean(ctx: Context, span: tuple[int, int] | None) -> str | None:
     """Return why the window cannot certify the part, or None when it can."""
-    part, w = ctx.part.classes, ctx.w_classes
+    for check in (_force_differs, _values_differ, _extra_content, _qualifier_follows):
+        why = check(ctx, span)
+        if why is not None:
+            return why
+    return None
+
+
+def _force_differs(ctx: Context, _span: tuple[int, int] | None) -> str | None:
     if ctx.w_parity != ctx.part.parity:
         return "polarity differs"
     for modality in _BLOCKERS:
-        if w[modality] > part[modality] and not _bounded_permission(ctx, modality):
+        added = ctx.w_classes[modality] > ctx.part.classes[modality]
+        if added and not _bounded_permission(ctx, modality):
             return f"{modality.value} added"
-    if missing_values(ctx) or extra_values(ctx):
-        return "values differ"
-    keys = ctx.part.family
-    inside = range(*span) if span else range(0)
-    framing = _attributions(ctx)
-    for index in ctx.region_tokens:
-        if index in framing:
-            continue
-        key = ctx.win.keys[index]
-        if index in inside or index in ctx.al.covered or key is None or key in keys:
-            continue
-        if key.startswith("~"):
-            continue
-        if ctx.win.clauses[index] in ctx.al.topic_clauses and key not in GENERIC:
-            return f"extra content {ctx.win.tokens[index]!r}"
-    if span and span[1] < len(ctx.win.tokens) and ctx.win.tokens[span[1]] in RELATIONS:
-        nxt = span[1]
-        if ctx.win.clauses[nxt] == ctx.win.clauses[span[1] - 1]:
-            return "a qualifier follows"
     return None
+
+
+def _values_differ(ctx: Context, _span: tuple[int, int] | None) -> str | None:
+    return "values differ" if missing_values(ctx) or extra_values(ctx) else None
+
+
+def _extra_content(ctx: Context, span: tuple[int, int] | None) -> str | None:
+    """Name a content word the part does not have in the topic clauses (a qualifier)."""
+    inside = range(*span) if span else range(0)
+    skip = _attributions(ctx) | ctx.al.covered
+    for index in ctx.region_tokens:
+        key = ctx.win.keys[index]
+        if index in skip or index in inside or key is None or key in ctx.part.family:
+            continue
+        extra = not key.startswith("~") and key not in GENERIC
+        if extra and ctx.win.clauses[index] in ctx.al.topic_clauses:
+            return f"extra content {ctx.win.tokens[index]!r}"
+    return None
+
+
+def _qualifier_follows(ctx: Context, span: tuple[int, int] | None) -> str | None:
+    """Name a relation word right after a copy in its clause: it narrows ("... for X")."""
+    if not span or span[1] >= len(ctx.win.tokens) or ctx.win.tokens[span[1]] not in RELATIONS:
+        return None
+    same_clause = ctx.win.clauses[span[1]] == ctx.win.clauses[span[1] - 1]
+    return "a qualifier follows" if same_clause else None
 
 
 def _bounded_permission(ctx: Context, modality: Modality) -> bool:
@@ -186,8 +201,10 @@ def _bounded_permission(ctx: Context, modality: Modality) -> bool:
 
 
 def _attributions(ctx: Context) -> set[int]:
-    """Tokens that say who stated the rule ("the team lead said that ..."): everything in
-    a clause up to a reporting verb that comes before the clause's first matched word."""
+    """Return the tokens that say who stated the rule ("the team lead said that ...").
+
+    That is a clause up to a reporting verb placed before the clause's first matched word.
+    """
     win = ctx.win
     first: dict[int, int] = {}
     for position in ctx.al.matches.values():

@@ -99,11 +99,20 @@ def analyse(text: str) -> Analysis:
             token = tokens[index]
             if token in VALUE_WORDS or not token.isalpha():
                 keys[index] = None
-    return _build(text, tokens, keys, values, marks, mark_at, clauses)
+    return _build(
+        text,
+        tokens=tokens,
+        keys=keys,
+        values=values,
+        marks=marks,
+        mark_at=mark_at,
+        clauses=clauses,
+    )
 
 
 def _build(
     text: str,
+    *,
     tokens: list[str],
     keys: list[str | None],
     values: tuple[Value, ...],
@@ -149,7 +158,15 @@ def join(parts: tuple[Analysis, ...]) -> Analysis:
         clauses.extend(clause + clause_base for clause in part.clauses)
         clause_base += (max(part.clauses) + 1) if part.clauses else 1
     text = " ".join(part.text for part in parts)
-    return _build(text, tokens, keys, tuple(values), tuple(marks), mark_at, clauses)
+    return _build(
+        text,
+        tokens=tokens,
+        keys=keys,
+        values=tuple(values),
+        marks=tuple(marks),
+        mark_at=mark_at,
+        clauses=clauses,
+    )
 
 
 def _shift_value(value: Value, shift: int) -> Value:

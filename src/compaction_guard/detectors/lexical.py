@@ -86,8 +86,11 @@ class _Outcome:
 
 
 def _outweighs(damage: Reading, certs: list[Reading]) -> bool:
-    """Stated damage beats a certified copy when it is aligned, or when only the tail
-    holds the copy and the summary states the damage (two authorities in one context)."""
+    """Tell whether stated damage beats a certified copy.
+
+    It does when it is aligned, or when only the tail holds the copy and the summary
+    states the damage: two authorities in one context.
+    """
     if not certs or damage.strong:
         return True
     in_summary = damage.site is Site.SUMMARY and not damage.tool

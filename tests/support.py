@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from compaction_guard.receipt import CompactionReceipt
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 CAP = "The budget cap for this run is $500."
 READ_ONLY = "The database orders_prod is production. Read-only queries only."
@@ -24,3 +29,10 @@ def block_messages(messages: list[Any]) -> list[Any]:
         if "<<COMPACTION-GUARD:" in str(content):
             found.append(message)
     return found
+
+
+def seal_one(log: Path, label: str, **kwargs: Any) -> dict[str, Any]:
+    """Seal one receipt row to `log`: compactor `label`, one turn dropped, one summary added."""
+    receipt = CompactionReceipt.open([f"turn of {label}", "shared"])
+    receipt.record_kept(["shared", f"summary of {label}"])
+    return receipt.seal(log, compactor=label, method="test", **kwargs)

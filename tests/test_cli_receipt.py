@@ -5,20 +5,14 @@ from pathlib import Path
 import pytest
 
 from compaction_guard.cli import SUBCOMMANDS, build_parser, main
-from compaction_guard.receipt import CompactionReceipt
-
-
-def seal_rows(log: Path, count: int) -> None:
-    for index in range(count):
-        receipt = CompactionReceipt.open([f"turn {index}", "shared"])
-        receipt.record_kept(["shared", f"summary {index}"])
-        receipt.seal(log, compactor=f"c{index}", method="test")
+from tests.support import seal_one
 
 
 @pytest.fixture
 def log(tmp_path: Path) -> Path:
     path = tmp_path / "receipts.jsonl"
-    seal_rows(path, 3)
+    for index in range(3):
+        seal_one(path, f"c{index}")
     return path
 
 

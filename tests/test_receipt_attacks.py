@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from compaction_guard import _chain, _jcs, receipt
+from compaction_guard import _chain_row, _jcs, _receipt_hash
 from compaction_guard.receipt import (
     ChainDefect,
     ChainProblem,
@@ -16,12 +16,7 @@ from compaction_guard.receipt import (
     receipt_head,
     verify_chain,
 )
-
-
-def seal_one(log: Path, label: str) -> dict[str, Any]:
-    sealed = CompactionReceipt.open([f"turn of {label}", "shared"])
-    sealed.record_kept(["shared", f"summary of {label}"])
-    return sealed.seal(log, compactor=label, method="test")
+from tests.support import seal_one
 
 
 @pytest.fixture(scope="module")
@@ -44,10 +39,11 @@ def join(lines: list[bytes]) -> bytes:
 def forge(row: dict[str, Any], *, receipt_digest: bool = True, row_digest: bool = True) -> bytes:
     """Re-encode `row` canonically, recomputing the digests an attacker can recompute."""
     if receipt_digest:
-        core = [key for key in (*receipt.CORE_FIELDS, *receipt.OPTIONAL_FIELDS) if key in row]
-        row["receipt_digest"] = receipt._receipt_digest({k: [_jcs.dumps(row[k])] for k in core})
+        fields = (*_receipt_hash.CORE_FIELDS, *_receipt_hash.OPTIONAL_FIELDS)
+        core = [key for key in fields if key in row]
+        row["receipt_digest"] = _receipt_hash.receipt_digest({k: [_jcs.dumps(row[k])] for k in core})
     if row_digest:
-        row["row_digest"] = _chain.row_digest({k: [_jcs.dumps(v)] for k, v in row.items()})
+        row["row_digest"] = _chain_row.row_digest({k: [_jcs.dumps(v)] for k, v in row.items()})
     return _jcs.dumps(row)
 
 
@@ -294,7 +290,7 @@ def test_attack_line_over_the_length_cap(tmp_path: Path, clean: bytes) -> None:
 
 
 def test_attack_genesis_prev_replaced(tmp_path: Path, clean: bytes) -> None:
-    fake = _chain.genesis_prev("0" * 32)
+    fake = _chain_row.genesis_prev("0" * 32)
     problem = detect(tmp_path, clean, edited(clean, 0, prev=fake))
     assert (problem.defect, problem.line_number) == (ChainDefect.GENESIS_MISMATCH, 1)
 

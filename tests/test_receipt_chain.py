@@ -5,11 +5,10 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from compaction_guard import _chain
+from compaction_guard import _chain, _chain_row
 from compaction_guard.errors import ReceiptIntegrityError, ReceiptSealError
 from compaction_guard.receipt import (
     ChainDefect,
@@ -20,12 +19,7 @@ from compaction_guard.receipt import (
     recover,
     verify_chain,
 )
-
-
-def seal_one(log: Path, label: str, **kwargs: Any) -> dict[str, Any]:
-    receipt = CompactionReceipt.open([f"turn of {label}", "shared"])
-    receipt.record_kept(["shared", f"summary of {label}"])
-    return receipt.seal(log, compactor=label, method="test", **kwargs)
+from tests.support import seal_one
 
 
 @pytest.fixture
@@ -44,7 +38,7 @@ def test_chain_row_zero_carries_log_id_and_genesis(log: Path) -> None:
     first = json.loads(lines(log)[0])
     assert first["seq"] == 0
     assert len(first["log_id"]) == 32
-    assert first["prev"] == _chain.genesis_prev(first["log_id"])
+    assert first["prev"] == _chain_row.genesis_prev(first["log_id"])
 
 
 def test_chain_rows_link_to_the_previous_digest(log: Path) -> None:

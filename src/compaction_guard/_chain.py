@@ -1,170 +1,59 @@
-"""The JSONL hash chain under receipts: locked appends, torn-tail recovery, streaming verify.
+"""The writing side of the receipts log: locked appends, torn-tail recovery, atomic replace.
 
-See DESIGN.md "receipt: promises". Rows are RFC 8785 objects, one per newline-ended line.
+See DESIGN.md "receipt: promises". The row format is in `_chain_row`, verification in
+`_chain_verify`.
 """
 
 from __future__ import annotations
 
 import errno
 import fcntl
-import functools
 import hashlib
 import os
-import re
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from enum import StrEnum
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any
 
 from compaction_guard import _jcs
+from compaction_guard._chain_row import (
+    CHAIN_FIELDS,
+    RAW_RECIPE,
+    RECOVERY_SCHEMA,
+    ROW_RECIPE,
+    SCAN_CHUNK,
+    Members,
+    check_digest,
+    genesis_prev,
+    last_newline,
+    object_chunks,
+    row_digest,
+    row_tail,
+    utc_timestamp,
+)
 from compaction_guard.errors import ReceiptIntegrityError, ReceiptLockError
 
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+# CHAIN_FIELDS, object_chunks and row_digest are re-exported for bench/bench_receipt.py.
 __all__ = [
+    "CHAIN_FIELDS",
     "LOCK_TIMEOUT",
-    "MAX_LINE_BYTES",
-    "RAW_RECIPE",
-    "ChainDefect",
-    "ChainProblem",
-    "ChainReport",
-    "Members",
-    "ReceiptHead",
     "Recovery",
-    "RowCheck",
     "append_row",
-    "check_digest",
     "hold_lock",
     "object_chunks",
     "recover",
     "replace_atomically",
-    "utc_timestamp",
-    "verify_chain",
+    "row_digest",
 ]
 
-RECOVERY_SCHEMA = "compaction-guard:recovery:v1"
-RAW_RECIPE = "sha256:raw:v1:"
-ROW_RECIPE = "sha256:row:v1:"
-GENESIS_RECIPE = "sha256:genesis:v1:"
-# Hash domains: a row digest can never equal a genesis value or any other digest kind.
-DOMAIN_ROW = b"compaction-guard/row/v1\n"
-DOMAIN_GENESIS = b"compaction-guard/genesis/v1\n"
-HEAD_PREFIX = "compaction-guard-head:v1"
 LOCK_TIMEOUT = 30.0
-MAX_LINE_BYTES = 1 << 30
-CHAIN_FIELDS = frozenset({"seq", "prev", "log_id", "ts", "row_digest"})
-
-_HEX64 = re.compile(r"[0-9a-f]{64}")
-_LOG_ID = re.compile(r"[0-9a-f]{32}")
-_TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?Z")
-# Canonical rows end with these members (no key sorts after them), so the tail names the row.
-_TAIL = re.compile(
-    rb'"row_digest":"(sha256:row:v1:[0-9a-f]{64})","schema":"[^"\\\n]*",'
-    rb'"seq":(0|[1-9][0-9]{0,15}),"ts":"[^"\\\n]*"}\n?\Z'
-)
 _IOV_MAX = 1000
-_SCAN_CHUNK = 1 << 20
-
-Members = dict[str, list[bytes]]
-"""An object being written: key -> canonical encoding of its value, possibly in chunks."""
-
-
-class ChainDefect(StrEnum):
-    """Why a line of a receipts log does not verify (values are stable in JSON and the CLI)."""
-
-    ROW_EDITED = "row-edited"
-    ROW_MISSING = "row-missing"
-    OUT_OF_ORDER = "out-of-order"
-    DUPLICATED = "duplicated"
-    LINK_BROKEN = "link-broken"
-    GENESIS_MISMATCH = "genesis-mismatch"
-    MALFORMED_ROW = "malformed-row"
-    UNKNOWN_SCHEMA = "unknown-schema"
-    NON_CANONICAL = "non-canonical"
-    TORN_TAIL = "torn-tail"
-    TRUNCATED = "truncated"
-    FORKED = "forked"
-    LOG_ID_MISMATCH = "log-id-mismatch"
-    EMPTY_LOG = "empty-log"
-    MISSING_LOG = "missing-log"
-
-
-RowCheck = Callable[[dict[str, Any], Members], "tuple[ChainDefect, str] | None"]
-"""Checks one parsed row of a schema the caller owns; returns the first problem or None."""
-
-
-@dataclass(frozen=True)
-class ChainProblem:
-    """One problem: its class, the 1-based line (None for the whole file) and byte offset."""
-
-    defect: ChainDefect
-    line_number: int | None
-    offset: int | None
-    message: str
-
-    def __str__(self) -> str:
-        where = "file" if self.line_number is None else f"line {self.line_number}"
-        return f"{where}: {self.defect}: {self.message}"
-
-
-@dataclass(frozen=True)
-class ReceiptHead:
-    """The last row of a verified log: its log id, row count and row digest."""
-
-    log_id: str
-    size: int
-    digest: str
-
-    def to_text(self) -> str:
-        """Return the one-line form `compaction-guard-head:v1 <log_id> <size> <digest>`."""
-        return f"{HEAD_PREFIX} {self.log_id} {self.size} {self.digest}"
-
-    def __str__(self) -> str:
-        return self.to_text()
-
-    @classmethod
-    def parse(cls, text: str) -> ReceiptHead:
-        """Parse the one-line form; raises ValueError naming the expected form."""
-        parts = text.strip().split(" ")
-        expected = f"expected '{HEAD_PREFIX} <32 hex log id> <rows> sha256:row:v1:<64 hex>'"
-        if len(parts) != 4 or parts[0] != HEAD_PREFIX:  # noqa: PLR2004 - four fields
-            raise ValueError(f"not a receipt head: {text[:120]!r}; {expected}")
-        _, log_id, size, digest = parts
-        if not (
-            _LOG_ID.fullmatch(log_id)
-            and size.isascii()
-            and size.isdigit()
-            and int(size) > 0
-            and digest.startswith(ROW_RECIPE)
-            and _HEX64.fullmatch(digest[len(ROW_RECIPE) :])
-        ):
-            raise ValueError(f"not a receipt head: {text[:120]!r}; {expected}")
-        return cls(log_id=log_id, size=int(size), digest=digest)
-
-
-@dataclass(frozen=True)
-class ChainReport:
-    """What `verify_chain` found. `ok` needs at least one row and no problem."""
-
-    path: str
-    rows: int
-    head: ReceiptHead | None
-    anchored: bool
-    problems: tuple[ChainProblem, ...]
-
-    @property
-    def ok(self) -> bool:
-        """True when every line verified, the log is not empty, and any pinned head held."""
-        return not self.problems and self.rows > 0
-
-    @property
-    def scope(self) -> str:
-        """`anchored` when checked against a pinned head; `unanchored` otherwise."""
-        return "anchored" if self.anchored else "unanchored"
 
 
 @dataclass(frozen=True)
@@ -176,60 +65,6 @@ class Recovery:
     digest: str
     sidecar: Path
     row: dict[str, Any]
-
-
-def utc_timestamp() -> str:
-    """Return the current UTC time as `YYYY-MM-DDTHH:MM:SSZ`."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def check_digest(
-    value: Any, field: str, recipes: tuple[str, ...]
-) -> tuple[ChainDefect, str] | None:
-    """Check a `sha256:<recipe>:<version>:<hex>` digest against the accepted recipe prefixes."""
-    if not isinstance(value, str):
-        return ChainDefect.MALFORMED_ROW, f"{field} must be a digest string"
-    parts = value.split(":")
-    if len(parts) != 4:  # noqa: PLR2004 - algorithm, recipe, version, hex
-        return ChainDefect.MALFORMED_ROW, f"{field} must read sha256:<recipe>:<version>:<hex>"
-    if parts[0] != "sha256":
-        return ChainDefect.UNKNOWN_SCHEMA, f"{field} uses unknown algorithm {parts[0][:20]!r}"
-    prefix = ":".join(parts[:3]) + ":"
-    if prefix not in recipes:
-        return ChainDefect.UNKNOWN_SCHEMA, f"{field} uses unknown recipe {prefix[:40]!r}"
-    if not _HEX64.fullmatch(parts[3]):
-        return ChainDefect.MALFORMED_ROW, f"{field} must end in 64 lowercase hex digits"
-    return None
-
-
-def object_chunks(members: Mapping[str, list[bytes]], *, without: str = "") -> list[bytes]:
-    """Return the canonical encoding of an object from its encoded members, in key order."""
-    chunks: list[bytes] = []
-    opening = True
-    for key in _jcs.sort_keys([key for key in members if key != without]):
-        chunks.append(_member_prefix(key, opening=opening))
-        chunks.extend(members[key])
-        opening = False
-    chunks.append(b"}" if chunks else b"{}")
-    return chunks
-
-
-@functools.lru_cache(maxsize=512)
-def _member_prefix(key: str, *, opening: bool) -> bytes:
-    return (b"{" if opening else b",") + _jcs.dumps(key) + b":"
-
-
-def row_digest(members: Mapping[str, list[bytes]]) -> str:
-    """Digest a row over its canonical bytes without the `row_digest` member."""
-    hasher = hashlib.sha256(DOMAIN_ROW)
-    for chunk in object_chunks(members, without="row_digest"):
-        hasher.update(chunk)
-    return ROW_RECIPE + hasher.hexdigest()
-
-
-def genesis_prev(log_id: str) -> str:
-    """Return the `prev` of row 0, which binds the row to its log's id."""
-    return GENESIS_RECIPE + hashlib.sha256(DOMAIN_GENESIS + log_id.encode("ascii")).hexdigest()
 
 
 _thread_locks: dict[str, threading.Lock] = {}
@@ -379,10 +214,10 @@ def _fsync_dir(directory: Path) -> None:
 
 def _last_row(fd: int, path: Path, size: int) -> tuple[int, str]:
     tail = os.pread(fd, min(size, 4096), max(0, size - 4096))
-    match = _TAIL.search(tail)
-    if match is not None:
-        return int(match.group(2)), match.group(1).decode("ascii")
-    start = _last_newline(fd, size - 1) + 1
+    found = row_tail(tail)
+    if found is not None:
+        return found
+    start = last_newline(fd, size - 1) + 1
     try:
         row = _jcs.loads(os.pread(fd, size - start, start))
     except _jcs.CanonicalJSONError as exc:
@@ -396,23 +231,11 @@ def _last_row(fd: int, path: Path, size: int) -> tuple[int, str]:
     return seq, str(digest)
 
 
-def _last_newline(fd: int, end: int) -> int:
-    """Return the offset of the last newline before `end`, or -1."""
-    position = end
-    while position > 0:
-        start = max(0, position - _SCAN_CHUNK)
-        found = os.pread(fd, position - start, start).rfind(b"\n")
-        if found >= 0:
-            return start + found
-        position = start
-    return -1
-
-
 def _recover_locked(fd: int, path: Path) -> Recovery | None:
     size = os.fstat(fd).st_size
     if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
         return None
-    start = _last_newline(fd, size) + 1
+    start = last_newline(fd, size) + 1
     sidecar, digest = _copy_fragment(fd, path, start, size)
     os.ftruncate(fd, start)
     os.fsync(fd)
@@ -433,7 +256,7 @@ def _copy_fragment(fd: int, path: Path, start: int, end: int) -> tuple[Path, str
     try:
         position = start
         while position < end:
-            data = os.pread(fd, min(_SCAN_CHUNK, end - position), position)
+            data = os.pread(fd, min(SCAN_CHUNK, end - position), position)
             hasher.update(data)
             view = memoryview(data)
             while view:
@@ -463,295 +286,3 @@ def replace_atomically(path: Path, data: bytes) -> None:
         temporary.unlink(missing_ok=True)
         raise
     _fsync_dir(path.parent)
-
-
-def verify_chain(
-    path: str | os.PathLike[str],
-    *,
-    expected_head: ReceiptHead | None = None,
-    check_row: RowCheck,
-    max_line_bytes: int = MAX_LINE_BYTES,
-) -> ChainReport:
-    """Stream the log and report the first bad line (plus a torn tail or a failed pin)."""
-    path = Path(path)
-    walk = _Walk(path, expected_head, check_row)
-    try:
-        handle = path.open("rb")
-    except FileNotFoundError:
-        walk.problems.append(_file_problem(ChainDefect.MISSING_LOG, f"{path} does not exist"))
-        return walk.report()
-    with handle:
-        walk.run(handle, max_line_bytes)
-    return walk.report()
-
-
-def _file_problem(defect: ChainDefect, message: str) -> ChainProblem:
-    return ChainProblem(defect=defect, line_number=None, offset=None, message=message)
-
-
-class _Walk:
-    """State of one streaming pass: expected seq, previous digest, log id, head checks."""
-
-    def __init__(self, path: Path, head: ReceiptHead | None, check_row: RowCheck) -> None:
-        self.path = path
-        self.head = head
-        self.check_row = check_row
-        self.rows = 0
-        self.last_digest = ""
-        self.log_id = ""
-        self.problems: list[ChainProblem] = []
-
-    def report(self) -> ChainReport:
-        head = None
-        if not self.problems and self.rows:
-            head = ReceiptHead(log_id=self.log_id, size=self.rows, digest=self.last_digest)
-        return ChainReport(
-            path=str(self.path),
-            rows=self.rows,
-            head=head,
-            anchored=self.head is not None,
-            problems=tuple(self.problems),
-        )
-
-    def run(self, handle: BinaryIO, max_line_bytes: int) -> None:
-        offset = 0
-        line_number = 0
-        while raw := handle.readline(max_line_bytes + 1):
-            line_number += 1
-            found = self.check_line(raw, line_number, offset, handle, max_line_bytes)
-            if found is not None:
-                self.problems.append(ChainProblem(found[0], line_number, offset, found[1]))
-                if raw.endswith(b"\n"):
-                    self._note_torn_tail(handle)
-                return
-            offset += len(raw)
-        if line_number == 0:
-            self.problems.append(_file_problem(ChainDefect.EMPTY_LOG, f"{self.path} is empty"))
-        elif self.head is not None and self.rows < self.head.size:
-            self.problems.append(
-                _file_problem(
-                    ChainDefect.TRUNCATED,
-                    f"the log has {self.rows} row(s) but the pinned head has {self.head.size}: "
-                    "rows were removed or the file was rolled back to an older copy",
-                )
-            )
-
-    def _note_torn_tail(self, handle: BinaryIO) -> None:
-        size = handle.seek(0, os.SEEK_END)
-        handle.seek(size - 1)
-        if handle.read(1) != b"\n":
-            start = _last_newline(handle.fileno(), size) + 1
-            self.problems.append(_torn(start, size - start, None))
-
-    def check_line(
-        self, raw: bytes, line_number: int, offset: int, handle: BinaryIO, max_line_bytes: int
-    ) -> tuple[ChainDefect, str] | None:
-        if not raw.endswith(b"\n"):
-            if len(raw) > max_line_bytes:
-                return ChainDefect.MALFORMED_ROW, f"line is longer than {max_line_bytes} bytes"
-            if b"\r" in raw:
-                return ChainDefect.NON_CANONICAL, "CR line endings: rows end with \\n only"
-            torn = _torn(offset, len(raw), line_number)
-            return torn.defect, torn.message
-        line = raw[:-1]
-        framing = _framing(line)
-        if framing is not None:
-            return framing
-        try:
-            row, members = _parse(line)
-        except _LineError as exc:
-            return exc.defect, exc.message
-        found_problem = (
-            _chain_fields(row)
-            or _content(row, members, self.check_row)
-            or self.link(row, line_number, handle)
-        )
-        if found_problem is None:
-            self.rows += 1
-            self.last_digest = row["row_digest"]
-        return found_problem
-
-    def link(
-        self, row: dict[str, Any], line_number: int, handle: BinaryIO
-    ) -> tuple[ChainDefect, str] | None:
-        seq = row["seq"]
-        if seq != self.rows:
-            return self.misplaced(seq, line_number, row["row_digest"], handle)
-        if seq == 0:
-            found = self.genesis(row)
-        elif row["prev"] != self.last_digest:
-            found = (
-                ChainDefect.LINK_BROKEN,
-                (
-                    f"prev does not match the digest of row {seq - 1} (line {line_number - 1}): "
-                    "that row or this one was changed"
-                ),
-            )
-        else:
-            found = None
-        head = self.head
-        if (
-            found is None
-            and head is not None
-            and seq == head.size - 1
-            and row["row_digest"] != head.digest
-        ):
-            found = (
-                ChainDefect.FORKED,
-                (
-                    f"row {seq} differs from the pinned head ({head.digest[:30]}...): "
-                    "this copy diverged from the pinned one"
-                ),
-            )
-        return found
-
-    def genesis(self, row: dict[str, Any]) -> tuple[ChainDefect, str] | None:
-        log_id = row.get("log_id")
-        if not isinstance(log_id, str) or not _LOG_ID.fullmatch(log_id):
-            return ChainDefect.GENESIS_MISMATCH, "row 0 must carry a 32-hex-digit log_id"
-        if row["prev"] != genesis_prev(log_id):
-            return ChainDefect.GENESIS_MISMATCH, "row 0's prev is not the genesis value of its log"
-        if self.head is not None and log_id != self.head.log_id:
-            return (
-                ChainDefect.LOG_ID_MISMATCH,
-                f"log id {log_id} is not the pinned head's {self.head.log_id}: another log",
-            )
-        self.log_id = log_id
-        return None
-
-    def misplaced(
-        self, seq: int, line_number: int, digest: str, handle: BinaryIO
-    ) -> tuple[ChainDefect, str]:
-        expected = self.rows
-        if seq > expected:
-            for raw in handle:
-                if _peek(raw)[0] == expected:
-                    message = f"row {seq} stands where row {expected} belongs (found later)"
-                    return ChainDefect.OUT_OF_ORDER, message
-            message = f"expected row {expected}, found row {seq}: rows are missing"
-            return ChainDefect.ROW_MISSING, message
-        first_line, first_digest = self._find(seq, line_number)
-        if first_digest == digest:
-            return ChainDefect.DUPLICATED, f"row {seq} repeats line {first_line}"
-        return (
-            ChainDefect.FORKED,
-            f"a second, different row {seq} (the first is at line {first_line}): the log forked",
-        )
-
-    def _find(self, seq: int, before: int) -> tuple[int, str]:
-        with self.path.open("rb") as handle:
-            for line_number, raw in enumerate(handle, start=1):
-                if line_number >= before:
-                    break
-                found_seq, digest = _peek(raw)
-                if found_seq == seq:
-                    return line_number, digest
-        return 0, ""  # pragma: no cover - rows before `before` verified in order
-
-
-def _torn(offset: int, size: int, line_number: int | None) -> ChainProblem:
-    return ChainProblem(
-        defect=ChainDefect.TORN_TAIL,
-        line_number=line_number,
-        offset=offset,
-        message=(
-            f"{size} byte(s) at offset {offset} have no final newline (a torn append); "
-            "the next append or recover() moves them to a sidecar file"
-        ),
-    )
-
-
-def _peek(raw: bytes) -> tuple[int | None, str]:
-    match = _TAIL.search(raw[-300:])
-    if match is None:
-        return None, ""
-    return int(match.group(2)), match.group(1).decode("ascii")
-
-
-def _framing(line: bytes) -> tuple[ChainDefect, str] | None:
-    if not line.strip(b" \t\r\n\f\v"):
-        return ChainDefect.MALFORMED_ROW, "blank line"
-    if line.startswith(b"\xef\xbb\xbf"):
-        return ChainDefect.NON_CANONICAL, "line starts with a UTF-8 byte order mark"
-    cr = line.find(b"\r")
-    if cr >= 0:
-        return ChainDefect.NON_CANONICAL, f"raw CR byte at column {cr + 1} (CRLF or CR line ending)"
-    nul = line.find(b"\x00")
-    if nul >= 0:
-        return ChainDefect.MALFORMED_ROW, f"NUL byte at column {nul + 1}"
-    return None
-
-
-class _LineError(Exception):
-    def __init__(self, defect: ChainDefect, message: str) -> None:
-        super().__init__(message)
-        self.defect = defect
-        self.message = message
-
-
-def _parse(line: bytes) -> tuple[dict[str, Any], Members]:
-    """Parse a line strictly and re-encode it; raise _LineError unless it is canonical."""
-    try:
-        row = _jcs.loads(line)
-        if not isinstance(row, dict):
-            raise _LineError(ChainDefect.MALFORMED_ROW, "row is not a JSON object")
-        members = {key: [_jcs.dumps(value)] for key, value in row.items()}
-    except _jcs.CanonicalJSONError:
-        try:  # name the path from the row's root
-            _jcs.dumps(_jcs.loads(line))
-        except _jcs.CanonicalJSONError as exc:
-            raise _LineError(ChainDefect.MALFORMED_ROW, str(exc)) from None
-        raise  # pragma: no cover - a member refused means the row refuses
-    canonical = b"".join(object_chunks(members))
-    if canonical != line:
-        column = next(
-            (i for i, (a, b) in enumerate(zip(canonical, line, strict=False)) if a != b),
-            min(len(canonical), len(line)),
-        )
-        raise _LineError(
-            ChainDefect.NON_CANONICAL,
-            f"not RFC 8785 canonical JSON (first difference at column {column + 1}); "
-            "rows are written by compaction-guard and never re-encoded",
-        )
-    return row, members
-
-
-def _chain_fields(row: dict[str, Any]) -> tuple[ChainDefect, str] | None:
-    seq = row.get("seq")
-    if type(seq) is not int or seq < 0:
-        return ChainDefect.MALFORMED_ROW, "seq must be a non-negative integer"
-    if "log_id" in row and seq != 0:
-        return ChainDefect.MALFORMED_ROW, "log_id belongs on row 0 only"
-    ts = row.get("ts")
-    if not isinstance(ts, str) or not _TIMESTAMP.fullmatch(ts):
-        return ChainDefect.MALFORMED_ROW, "ts must be a UTC timestamp like 2026-01-31T12:00:00Z"
-    return check_digest(row.get("prev"), "prev", (ROW_RECIPE, GENESIS_RECIPE)) or check_digest(
-        row.get("row_digest"), "row_digest", (ROW_RECIPE,)
-    )
-
-
-def _content(
-    row: dict[str, Any], members: Members, check_row: RowCheck
-) -> tuple[ChainDefect, str] | None:
-    if row_digest(members) != row["row_digest"]:
-        return (
-            ChainDefect.ROW_EDITED,
-            "row_digest does not match the row's bytes: the row was edited after it was written",
-        )
-    if row.get("schema") == RECOVERY_SCHEMA:
-        return _recovery_fields(row)
-    return check_row(row, members)
-
-
-def _recovery_fields(row: dict[str, Any]) -> tuple[ChainDefect, str] | None:
-    fragment = row.get("fragment")
-    keys = {"offset", "bytes", "digest", "sidecar"}
-    if set(row) - {"log_id"} != {"schema", "fragment", "seq", "prev", "ts", "row_digest"}:
-        return ChainDefect.MALFORMED_ROW, "a recovery row holds schema, fragment and chain fields"
-    if not isinstance(fragment, dict) or set(fragment) != keys:
-        return ChainDefect.MALFORMED_ROW, f"fragment must hold exactly {sorted(keys)}"
-    if not all(type(fragment[k]) is int and fragment[k] >= 0 for k in ("offset", "bytes")):
-        return ChainDefect.MALFORMED_ROW, "fragment offset and bytes must be non-negative integers"
-    if not isinstance(fragment["sidecar"], str):
-        return ChainDefect.MALFORMED_ROW, "fragment sidecar must be a file name"
-    return check_digest(fragment["digest"], "fragment.digest", (RAW_RECIPE,))

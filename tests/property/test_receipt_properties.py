@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from compaction_guard._jcs import dumps, format_number, loads, sort_keys
 from compaction_guard.receipt import CompactionReceipt, verify_chain, verify_receipt
+from tests.support import seal_one
 
 pytestmark = pytest.mark.property
 
@@ -100,9 +101,7 @@ def test_receipt_kept_everything_lie_mismatches(pre: list[str], data: st.DataObj
 def small_log(tmp_path_factory: pytest.TempPathFactory) -> bytes:
     path = tmp_path_factory.mktemp("flip") / "r.jsonl"
     for index in range(4):
-        receipt = CompactionReceipt.open([f"t{index}", "s"])
-        receipt.record_kept(["s"])
-        receipt.seal(path, compactor="c", method="m")
+        seal_one(path, f"c{index}")
     return path.read_bytes()
 
 

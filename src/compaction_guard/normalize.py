@@ -14,6 +14,8 @@ __all__ = [
     "contains_token",
     "detection_form",
     "fold_whitespace",
+    "logical_line_end",
+    "logical_line_start",
     "sentence_spans",
     "split_sentences",
     "stem",
@@ -53,7 +55,8 @@ _TOKEN = re.compile(
 
 _LIST_MARKER = re.compile(r"^\s*(?:[-*\u2022+>]+|\d{1,3}[.)]|[a-z][.)]|#{1,6})\s+")
 _ALNUM = re.compile(r"[^\W_]")
-_TERMINATOR = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)")
+_WRAP_WIDTH = 40
+_BREAK = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)|(?<!\S)(?P<item>\(?(?:\d{1,2}|[a-h])\))\s+")
 _ABBREVIATIONS = frozenset(
     {"e.g", "i.e", "etc", "vs", "approx", "incl", "cf", "al", "mr", "mrs", "ms", "dr", "no"},
 )
@@ -76,23 +79,63 @@ def fold_whitespace(text: str) -> str:
     return " ".join(text.split())
 
 
-def sentence_spans(text: str) -> list[tuple[int, int]]:
+def sentence_spans(text: str, cased: str | None = None) -> list[tuple[int, int]]:
     """Return (start, end) offsets of the sentences of `text`, list markers excluded.
 
-    A line break always ends a sentence (bullets and headings are statements of their
-    own); inside a line, `.`, `!` or `?` followed by whitespace ends one, except after
-    common abbreviations. Empty sentences are skipped.
+    A line break ends a sentence (bullets and headings are statements of their own)
+    unless it only wraps a sentence (see `logical_line_end`); inside a line, `.`, `!` or
+    `?` followed by whitespace ends one, except after common abbreviations. `cased` is
+    the text before case folding, when it has the same length: it tells wraps apart.
     """
     spans: list[tuple[int, int]] = []
-    line_start = 0
-    length = len(text)
-    while line_start <= length:
-        line_end = text.find("\n", line_start)
-        if line_end < 0:
-            line_end = length
-        _line_spans(text, line_start, line_end, spans)
-        line_start = line_end + 1
+    start = 0
+    while start <= len(text):
+        end = logical_line_end(text, start, cased)
+        _line_spans(text, start, end, spans)
+        start = end + 1
     return spans
+
+
+def logical_line_end(text: str, start: int, cased: str | None = None) -> int:
+    """Return where the line starting at `start` ends, following wraps.
+
+    A line break wraps when the line before it does not end a sentence and the line
+    after it is no list item and does not start a new statement (a capital letter after
+    a short line, as under a heading).
+    """
+    end = text.find("\n", start)
+    while end >= 0:
+        if not _wraps(text, cased, start, end):
+            return end
+        end = text.find("\n", end + 1)
+    return len(text)
+
+
+def logical_line_start(text: str, position: int, cased: str | None = None) -> int:
+    """Return where the logical line holding `position` starts (see `logical_line_end`)."""
+    start = text.rfind("\n", 0, position) + 1
+    while start > 0:
+        previous = text.rfind("\n", 0, start - 1) + 1
+        if not _wraps(text, cased, previous, start - 1):
+            break
+        start = previous
+    return start
+
+
+def _wraps(text: str, cased: str | None, start: int, newline: int) -> bool:
+    line = text[start:newline].rstrip()
+    stop = text.find("\n", newline + 1)
+    following = text[newline + 1 : len(text) if stop < 0 else stop]
+    body = following.lstrip()
+    if not line or not body or line[-1] in ".!?:|" or _LIST_MARKER.match(following):
+        return False
+    if body[0] in "|#":
+        return False
+    first = newline + 1 + len(following) - len(body)
+    letter = (cased or text)[first]
+    if not letter.isalpha():
+        return True  # "$500", "(see", "`name`": the sentence goes on
+    return len(line) >= _WRAP_WIDTH or (cased is not None and letter.islower())
 
 
 def _line_spans(text: str, start: int, end: int, out: list[tuple[int, int]]) -> None:
@@ -100,7 +143,12 @@ def _line_spans(text: str, start: int, end: int, out: list[tuple[int, int]]) -> 
     marker = _LIST_MARKER.match(line)
     cursor = marker.end() if marker else 0
     begin = cursor
-    for match in _TERMINATOR.finditer(line, cursor):
+    for match in _BREAK.finditer(line, cursor):
+        if match.group("item"):
+            # An inline list item ("1) ... 2) ...") starts a statement of its own.
+            _push(line, start, begin, match.start(), out)
+            begin = match.end()
+            continue
         word = line[begin : match.start()].rsplit(None, 1)
         if word and word[-1].lstrip("(\"'").rstrip(".") in _ABBREVIATIONS:
             continue

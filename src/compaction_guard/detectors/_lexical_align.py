@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from compaction_guard.anchors import comparable, is_identifier, is_soft_identifier
-from compaction_guard.detectors._lexical_index import lookup_keys
+from compaction_guard.detectors._lexical_index import key_weight, lookup_keys
 from compaction_guard.detectors._lexical_lexicon import (
     GENERIC,
     READ_VERBS,
@@ -53,6 +53,7 @@ class Part:
     classes: Counter[Modality]
     parity: int
     key_count: int = 0
+    offered: int = 0
     family: frozenset[str] = frozenset()
 
 
@@ -98,6 +99,7 @@ def _part(text: str) -> Part:
         classes=classes,
         parity=parity,
         key_count=len({analysis.keys[i] for i in content}),
+        offered=sum(key_weight(k) for k in lookup_keys(analysis.tokens[i] for i in content)),
     )
 
 

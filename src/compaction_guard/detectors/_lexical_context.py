@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MAX_GAP",
+    "POINTED",
     "SCOPED",
     "STRONG_COVERAGE",
     "TOPIC_COVERAGE",
@@ -52,6 +53,7 @@ __all__ = [
     "lost_modality",
     "missing_values",
     "modality_evidence",
+    "names_core",
     "names_in",
     "read_only_kept",
 ]
@@ -62,6 +64,8 @@ MAX_GAP = 3
 _M = Modality
 # Marks an afterthought that points back at the rule but narrows itself to some cases.
 SCOPED = _M.SCOPED
+# Marks an afterthought that points back by anaphor or rule noun ("this", "the rule").
+POINTED = _M.ABSORBED
 _ONLY_WORDS = frozenset(
     {"other", "else", "besides", "outside", "anything", "except", "another", "anyone", "elsewhere"},
 )
@@ -75,6 +79,7 @@ class Window:
     after: tuple[Analysis, ...]
     site: Site
     tool: bool
+    heading: Analysis | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +90,8 @@ class Reading:
     `explicit` marks damage stated in the window (a changed value, a reversal, a hedge),
     as opposed to damage inferred from something missing. `signs` marks a window that
     is missing an anchor or modality it could not name, so nothing may certify the part.
+    `hint` is the damage a loosely aligned summary window suggests through its force
+    words alone; it counts only against a copy that survives outside the summary.
     """
 
     kind: Kind | None
@@ -96,6 +103,7 @@ class Reading:
     strong: bool = False
     signs: bool = False
     evidence: dict[str, Any] = field(default_factory=dict)
+    hint: Kind | None = None
 
 
 @dataclass
@@ -248,7 +256,25 @@ def afterthoughts(ctx: Context) -> list[tuple[Counter[Modality], str]]:
         classes = _referring_marks(ctx, tokens)
         if classes:
             marked.append((classes, where))
+    heading = ctx.window.heading
+    if heading is not None:
+        classes = _heading_marks(heading)
+        if classes:
+            marked.append((classes, "heading"))
     return marked
+
+
+def _heading_marks(heading: Analysis) -> Counter[Modality]:
+    """Return the marks of a heading over the rule's list, unless it names a topic.
+
+    "Soft preferences (best effort):" governs every item under it; "Billing:" does not
+    speak about force at all.
+    """
+    for index, key in enumerate(heading.keys):
+        topical = key is not None and not key.startswith("~") and key not in GENERIC
+        if topical and heading.mark_at[index] < 0:
+            return Counter()
+    return Counter(heading.marks[m].modality for m in set(heading.mark_at) if m >= 0)
 
 
 def _referring_marks(ctx: Context, clause: list[tuple[Analysis, int]]) -> Counter[Modality]:
@@ -275,6 +301,8 @@ def _referring_marks(ctx: Context, clause: list[tuple[Analysis, int]]) -> Counte
         return Counter()
     if foreign:
         classes[SCOPED] += 1
+    if pointed:
+        classes[POINTED] += 1
     return classes
 
 
@@ -326,6 +354,12 @@ def extra_values(ctx: Context) -> list[Value]:
         for found in ctx.region_values
         if not any(values_equal(v, found) for v in ctx.part.analysis.values)
     ]
+
+
+def names_core(ctx: Context) -> bool:
+    """Tell whether the window carries the part's most specific word (identifier, longest)."""
+    best = max(zip(ctx.part.weights, ctx.part.content, strict=True), default=None)
+    return best is not None and best[1] in ctx.al.matches
 
 
 @functools.lru_cache(maxsize=16384)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from compaction_guard.anchors import are_siblings, comparable, values_equal
 from compaction_guard.detectors._lexical_context import (
     MAX_GAP,
+    POINTED,
     SCOPED,
     STRONG_COVERAGE,
     TOPIC_COVERAGE,
@@ -19,6 +20,7 @@ from compaction_guard.detectors._lexical_context import (
     Reading,
     is_name,
     modality_evidence,
+    names_core,
     names_in,
     read_only_kept,
 )
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
 __all__ = ["anchor_diff", "changed_identifier", "hedge", "lifted", "modality_loss", "polarity"]
 
 _SLOT_REACH = 6
+_LOOSE_COVERAGE = 0.34
 _M = Modality
 _EXPLICIT = frozenset(
     {_M.FORBID, _M.OBLIGE, _M.ALLOW, _M.OPTIONAL, _M.SOFT_FORBID, _M.NEGATION, _M.HEDGE},
@@ -48,6 +51,19 @@ def lifted(ctx: Context) -> Reading | None:
     """Find a statement that the rule was lifted, waived or no longer applies."""
     c_lift = ctx.part.classes[_M.LIFT] + ctx.part.classes[_M.LIFT_VERB]
     if ctx.al.coverage < TOPIC_COVERAGE:
+        # "The customer limit no longer applies": a plain lifting phrase naming the
+        # rule's most specific word decides even when the sentence names little else.
+        if ctx.w_classes[_M.LIFT] > ctx.part.classes[_M.LIFT] and _loosely_named(ctx):
+            return ctx.reading(
+                Kind.CONTRADICTED,
+                "lifted",
+                explicit=True,
+                strong=True,
+                evidence={
+                    "why": "a lifting phrase names the rule",
+                    "modality": modality_evidence(ctx),
+                },
+            )
         return None
     if ctx.w_classes[_M.LIFT] + ctx.w_classes[_M.LIFT_VERB] > c_lift:
         return _contradicted(ctx, "lifted", "the window says the rule was lifted")
@@ -109,6 +125,10 @@ def _negated(ctx: Context) -> str | None:
     return None
 
 
+def _loosely_named(ctx: Context) -> bool:
+    return ctx.al.coverage >= _LOOSE_COVERAGE and names_core(ctx)
+
+
 def _alternative_added(ctx: Context) -> bool:
     """`or` in the window but not in the rule: "from X or from spreadsheets"."""
     in_part = "or" in ctx.part.analysis.tokens
@@ -140,7 +160,9 @@ def _predicate_kept(ctx: Context) -> bool:
 
 
 def _contradicted(ctx: Context, rule: str, why: str) -> Reading:
-    strong = ctx.al.coverage >= STRONG_COVERAGE
+    # A reversal or a lift about the rule outweighs a copy elsewhere whenever it speaks
+    # about the rule squarely, restated or not; the cost of missing one is a false pass.
+    strong = ctx.al.coverage >= STRONG_COVERAGE or _restates(ctx)
     return ctx.reading(
         Kind.CONTRADICTED,
         rule,
@@ -182,10 +204,12 @@ def anchor_diff(ctx: Context) -> Reading | None:
 
 
 def _changed_value(ctx: Context) -> Reading | None:
-    # A value without the rule's force ("spent $120 so far" for "cap $500") is a
-    # measurement, not a restatement of the rule.
-    if not ctx.topical or (ctx.lost and ctx.al.coverage < STRONG_COVERAGE):
+    """Find a value of the rule restated as another value of the same kind."""
+    if not ctx.topical:
         return None
+    # Without the rule's force a different value is a measurement ("spent $120 so far"
+    # for "cap $500"), unless it sits in the same frame ("every 180 days" for "every 90").
+    loose = bool(ctx.lost) and ctx.al.coverage < STRONG_COVERAGE
     c_values = ctx.part.analysis.values
     for wanted in c_values:
         if any(values_equal(wanted, found) for found in ctx.region_values):
@@ -196,10 +220,25 @@ def _changed_value(ctx: Context) -> Reading | None:
             if comparable(wanted, found) and not any(values_equal(c, found) for c in c_values)
         ]
         for found in rivals:
-            if _slot_aligned(ctx, wanted, found) or (
-                len(rivals) == 1 and ctx.al.coverage >= STRONG_COVERAGE and ctx.al.matched_keys >= 2  # noqa: PLR2004
-            ):
+            if loose and not _same_frame(ctx, wanted, found):
+                continue
+            alone = len(rivals) == 1 and ctx.al.coverage >= STRONG_COVERAGE
+            if _slot_aligned(ctx, wanted, found) or (alone and ctx.al.matched_keys >= 2):  # noqa: PLR2004
                 return _mutated(ctx, wanted.surface, found.surface, "value changed")
+    return None
+
+
+def _same_frame(ctx: Context, wanted: Value, found: Value) -> bool:
+    """Tell whether the same word stands before both values ("every 90", "every 180")."""
+    before = _word_before(ctx.part.analysis, wanted.start)
+    return before is not None and before == _word_before(ctx.win, found.start)
+
+
+def _word_before(analysis: Analysis, start: int) -> str | None:
+    for index in range(start - 1, max(-1, start - 3), -1):
+        word = analysis.tokens[index]
+        if word not in STOPWORDS or word in RELATIONS:
+            return word
     return None
 
 
@@ -275,30 +314,67 @@ def _one_replacement(ctx: Context) -> tuple[str, str] | None:
 
 def _walk(part: Analysis, wanted: list[int], win: Analysis, start: int) -> tuple[str, str] | None:
     """Match `wanted` from `start`, allowing stopword insertions and one replacement."""
+    found = _match(part, wanted, win, start, budget=1, replaceable=_replaceable)
+    if not found:
+        return None  # no match, or a match with nothing replaced
+    index, position = found[0]
+    return part.tokens[index], win.tokens[position]
 
-    def match(at: int, position: int, gap: int, replaced: tuple[int, int] | None) -> Any:
-        # Depth-first: match, else skip an inserted function word, else replace once.
+
+def _restates(ctx: Context) -> bool:
+    """Tell whether the window says the part again word for word, up to two changed words.
+
+    Only such a restatement (the changed value, name or force word aside) outweighs a
+    certified copy elsewhere in the summary: "spent $120 of the cap" does not.
+    """
+    wanted = list(ctx.part.significant)
+    if len(wanted) < 3:  # noqa: PLR2004 - too short to tell a restatement from a mention
+        return ctx.al.coverage >= STRONG_COVERAGE
+    part, win = ctx.part.analysis, ctx.win
+    return any(
+        _match(part, wanted, win, start, budget=2, replaceable=_any_word) is not None
+        for start in range(len(win.tokens))
+        if win.clauses[start] in ctx.al.topic_clauses
+    )
+
+
+def _any_word(_part: Analysis, _index: int, _win: Analysis, _position: int) -> bool:
+    return True
+
+
+def _match(
+    part: Analysis,
+    wanted: list[int],
+    win: Analysis,
+    start: int,
+    *,
+    budget: int,
+    replaceable: Any,
+) -> list[tuple[int, int]] | None:
+    """Depth-first: match, else skip an inserted function word, else replace (`budget`).
+
+    Return the replaced (part index, window position) pairs, or None when it fails.
+    """
+
+    def go(at: int, position: int, gap: int, replaced: list[tuple[int, int]]) -> Any:
         if at == len(wanted):
             return replaced
         if position >= len(win.tokens) or gap > MAX_GAP:
             return None
         index = wanted[at]
         if _same(part, index, win, position):
-            return match(at + 1, position + 1, gap, replaced)
+            return go(at + 1, position + 1, gap, replaced)
         token = win.tokens[position]
         if token in STOPWORDS and token not in RELATIONS:
-            skipped = match(at, position + 1, gap + 1, replaced)
+            skipped = go(at, position + 1, gap + 1, replaced)
             if skipped is not None:
                 return skipped
-        if replaced is None and _replaceable(part, index, win, position):
-            return match(at + 1, position + 1, gap, (index, position))
+        if len(replaced) < budget and replaceable(part, index, win, position):
+            return go(at + 1, position + 1, gap, [*replaced, (index, position)])
         return None
 
-    found: tuple[int, int] | None = match(0, start, 0, None)
-    if found is None:
-        return None
-    index, position = found
-    return part.tokens[index], win.tokens[position]
+    found: list[tuple[int, int]] | None = go(0, start, 0, [])
+    return found
 
 
 def _same(part: Analysis, index: int, win: Analysis, position: int) -> bool:
@@ -320,7 +396,7 @@ def _replaceable(part: Analysis, index: int, win: Analysis, position: int) -> bo
 
 
 def _mutated(ctx: Context, wanted: str, found: str, why: str, *, strong: bool = False) -> Reading:
-    strong = strong or ctx.al.coverage >= STRONG_COVERAGE
+    strong = strong or _restates(ctx)
     return ctx.reading(
         Kind.MUTATED,
         "anchor_diff",
@@ -357,6 +433,8 @@ def _afterthought_softens(ctx: Context) -> str | None:
     for classes, where in ctx.afterthoughts:
         if classes[SCOPED] and (classes[_M.LIFT] or classes[_M.LIFT_VERB]):
             return f"the {where} lifts the rule for some cases"
+        if where == "next sentence" and not classes[POINTED]:
+            continue  # a condition in the next sentence must point back to soften this rule
         for modality in _SOFTENERS:
             if classes[modality] > ctx.part.classes[modality]:
                 return f"{modality.value} added in the {where}"
@@ -399,6 +477,6 @@ def _connective_swap(ctx: Context) -> str | None:
 
 
 def _weakened(ctx: Context, rule: str, why: str) -> Reading:
-    strong = ctx.al.coverage >= STRONG_COVERAGE
+    strong = ctx.al.coverage >= STRONG_COVERAGE or _restates(ctx)
     evidence = {"why": why, "modality": modality_evidence(ctx)}
     return ctx.reading(Kind.WEAKENED, rule, explicit=True, strong=strong, evidence=evidence)

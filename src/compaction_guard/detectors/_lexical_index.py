@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING
 
 from compaction_guard.anchors import identifier_parts, is_identifier, is_soft_identifier
 from compaction_guard.detectors._lexical_text import BOUND, ID, Analysis, analyse, token_key
-from compaction_guard.normalize import detection_form, fold_whitespace, sentence_spans, tokenize
+from compaction_guard.normalize import (
+    detection_form,
+    fold_whitespace,
+    logical_line_end,
+    logical_line_start,
+    sentence_spans,
+    tokenize,
+)
 from compaction_guard.taxonomy import Site
 
 if TYPE_CHECKING:
@@ -37,6 +44,7 @@ FULL_INDEX_LIMIT = 262_144
 PART = "part:"
 _PROBE_HIT_LIMIT = 400
 _PROBES = 2
+_HEADING_REACH = 8
 _MIN_PART = 3
 
 
@@ -60,7 +68,8 @@ class Sentence:
 # Bound words share one key, so "cap", "limit" and "at most" find each other.
 _BOUND_KEYS = dict.fromkeys(("cap", "caps", "capped", "limit", "limits", "maximum"), BOUND)
 _BOUND_KEYS |= dict.fromkeys(("max", "ceiling", "most", "exceed", "exceeds"), BOUND)
-_BOUND_KEYS |= dict.fromkeys(("minimum", "min", "least", "floor"), BOUND)
+_BOUND_KEYS |= dict.fromkeys(("minimum", "min", "least", "floor", "under", "below"), BOUND)
+_BOUND_KEYS |= dict.fromkeys(("over", "above", "within", "fewer", "less", "beyond"), BOUND)
 _BOUND_KEYS |= {"read-only": "~readonly", "readonly": "~readonly"}
 NUMBER = "num:"
 _ANY_NUMBER = NUMBER + "#"
@@ -120,6 +129,7 @@ class _ProbeArea:
     number: int
     site: Site
     text: str
+    cased: str | None
     passage_starts: list[int]
     tools: list[bool]
     hits: dict[str, list[int]] = field(default_factory=dict)
@@ -138,6 +148,7 @@ class ViewIndex:
         self.memo: dict[object, object] = {}
         self._postings: dict[str, list[int]] = {}
         self._next: dict[int, int] = {}
+        self._previous: dict[int, int] = {}
         self._probe_areas: list[_ProbeArea] = []
         # probed sentence id <-> (area number, line start, position in line)
         self._place: dict[int, tuple[int, int, int]] = {}
@@ -153,10 +164,12 @@ class ViewIndex:
         previous = -1
         for passage in passages:
             folded = detection_form(passage.text)
-            for start, end in sentence_spans(folded):
+            cased = passage.text if len(passage.text) == len(folded) else None
+            for start, end in sentence_spans(folded, cased):
                 sid = self._add(folded[start:end], site, passage.tool)
                 if previous >= 0:
                     self._next[previous] = sid
+                    self._previous[sid] = previous
                 previous = sid
                 for key in self.sentences[sid].keys:
                     self._postings.setdefault(key, []).append(sid)
@@ -195,10 +208,24 @@ class ViewIndex:
         area = self._probe_areas[number]
         if position + 1 < len(self._spans(area, line_start)):
             return self._sentence(area, line_start, position + 1)
-        following = _next_line_start(area.text, line_start)
+        following = _next_line_start(area, line_start)
         if following is None or not self._spans(area, following):
             return None
         return self._sentence(area, following, 0)
+
+    def heading_of(self, sid: int) -> int | None:
+        """Return the nearest sentence before `sid` ending with a colon, if close enough.
+
+        Such a heading governs the list under it ("Soft preferences:").
+        """
+        current = sid
+        for _ in range(_HEADING_REACH):
+            current = self._previous.get(current, -1)
+            if current < 0:
+                return None
+            if self.sentences[current].text.endswith(":"):
+                return current
+        return None
 
     def _probe(self, area: _ProbeArea, probes: Sequence[str]) -> set[int]:
         found: set[int] = set()
@@ -211,7 +238,7 @@ class ViewIndex:
             if len(hits) > _PROBE_HIT_LIMIT:
                 continue
             for position in hits:
-                line_start = area.text.rfind("\n", 0, position) + 1
+                line_start = logical_line_start(area.text, position, area.cased)
                 ends = area.ends.get(line_start)
                 if ends is None:
                     ends = area.ends[line_start] = [end for _, end in self._spans(area, line_start)]
@@ -227,10 +254,10 @@ class ViewIndex:
     def _spans(self, area: _ProbeArea, line_start: int) -> list[tuple[int, int]]:
         spans = area.spans.get(line_start)
         if spans is None:
-            line_end = area.text.find("\n", line_start)
-            line_end = len(area.text) if line_end < 0 else line_end
+            line_end = logical_line_end(area.text, line_start, area.cased)
             line = area.text[line_start:line_end]
-            spans = [(line_start + a, line_start + b) for a, b in sentence_spans(line)]
+            cased = area.cased[line_start:line_end] if area.cased is not None else None
+            spans = [(line_start + a, line_start + b) for a, b in sentence_spans(line, cased)]
             area.spans[line_start] = spans or [(line_start, line_end)]
             spans = area.spans[line_start]
         return spans
@@ -256,7 +283,11 @@ def _probe_area(number: int, site: Site, passages: Sequence[Passage]) -> _ProbeA
         starts.append(offset)
         pieces.append(folded)
         offset += len(folded) + 2
-    return _ProbeArea(number, site, "\n\n".join(pieces), starts, [p.tool for p in passages])
+    text = "\n\n".join(pieces)
+    # The text before case folding tells wrapped lines apart, when folding kept lengths.
+    cased = "\n\n".join(p.text for p in passages)
+    tools = [p.tool for p in passages]
+    return _ProbeArea(number, site, text, cased if len(cased) == len(text) else None, starts, tools)
 
 
 def _find_all(text: str, needle: str, limit: int) -> list[int]:
@@ -268,12 +299,12 @@ def _find_all(text: str, needle: str, limit: int) -> list[int]:
     return hits
 
 
-def _next_line_start(text: str, line_start: int) -> int | None:
-    cursor = text.find("\n", line_start)
-    while 0 <= cursor < len(text) - 1:
+def _next_line_start(area: _ProbeArea, line_start: int) -> int | None:
+    text = area.text
+    cursor = logical_line_end(text, line_start, area.cased)
+    while cursor < len(text) - 1:
         start = cursor + 1
-        end = text.find("\n", start)
-        end = len(text) if end < 0 else end
+        end = logical_line_end(text, start, area.cased)
         if text[start:end].strip():
             return start
         cursor = end

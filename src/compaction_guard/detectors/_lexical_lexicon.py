@@ -78,7 +78,8 @@ LIGHT = _stems(
     forward already previously earlier established per according session task
     conversation context summary again set clear clearly reiterated reiterate repeated
     standing firm hard policy policies directive explicit throughout overall current
-    across summary summarized summarised recap recapped background status update
+    across summary summarized summarised recap recapped background status update later
+    subsequently afterwards today yesterday recently initially originally since then
     carried in-force effect place keep keeps kept use uses using
     used run runs running ran perform performed happen happens occur occurs appear appears
     go goes get gets done

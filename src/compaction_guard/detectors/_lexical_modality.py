@@ -115,15 +115,19 @@ _PHRASES: dict[Modality, tuple[str, ...]] = {
         guideline, by default, hopefully, within reason, if it makes sense,
         where it makes sense, as needed, if needed, when needed, ideal, soft limit, soft cap,
         loosely, flexible, tentatively, for now, if at all possible, where you can,
-        as a rule
+        as a rule, preference, preferences, soft preferences, soft rules, soft rule,
+        soft constraints, soft limits, guidelines, suggestions, recommendations,
+        nice-to-haves, best practices
         """,
     ),
     _M.SOFT_FORBID: _phrases(
         """
-        should not, shouldn't, should never, should avoid, avoid, avoids, avoiding,
+        should not, shouldn't, should never, should avoid, avoid, avoids, avoiding, avoided,
         try not to, try to avoid, prefer not to, discouraged, not recommended, inadvisable,
         ideally not, best not, better not, preferably not, minimize, minimise, rarely,
-        seldom, sparingly, be careful, careful, cautious, limit the use
+        seldom, sparingly, be careful, careful, cautious, limit the use, minimized, minimised,
+        be avoided, kept to a minimum, keep to a minimum, to a minimum, as little as possible,
+        as few as possible, kept minimal
         """,
     ),
     _M.ONLY: _phrases(
@@ -281,7 +285,19 @@ def find_modality(tokens: Sequence[str]) -> tuple[Mark, ...]:
         words, modality = hit
         marks.append(Mark(modality, i, i + len(words)))
         i += len(words)
-    return _negated_bounds(_negated_permissions(marks))
+    return _negated_bounds(_bounded_limits(tokens, _negated_permissions(marks)))
+
+
+def _bounded_limits(tokens: Sequence[str], marks: list[Mark]) -> list[Mark]:
+    """Read "limited to $8,000" as an upper bound; "limited to admins" stays exclusive."""
+    return [
+        Mark(_M.MAX, mark.start, mark.end)
+        if mark.modality is _M.ONLY
+        and tokens[mark.start] in {"limited", "restricted"}
+        and _value_follows(tokens, mark.end)
+        else mark
+        for mark in marks
+    ]
 
 
 def _negated_permissions(marks: list[Mark]) -> list[Mark]:

@@ -7,7 +7,7 @@ the absence rules. Every rule returns a Reading with the evidence that decided i
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from compaction_guard.anchors import is_identifier
 from compaction_guard.detectors._lexical_align import align
@@ -23,6 +23,7 @@ from compaction_guard.detectors._lexical_context import (
     has_sibling,
     is_name,
     missing_values,
+    names_core,
 )
 from compaction_guard.detectors._lexical_damage import (
     anchor_diff,
@@ -33,15 +34,16 @@ from compaction_guard.detectors._lexical_damage import (
     polarity,
 )
 from compaction_guard.detectors._lexical_lexicon import GENERIC, RELATIONS, REPORTING, STOPWORDS
-from compaction_guard.detectors._lexical_modality import Modality
+from compaction_guard.detectors._lexical_modality import STRONG, Modality
+from compaction_guard.detectors._lexical_text import canonical
 from compaction_guard.normalize import stem
-from compaction_guard.taxonomy import Kind
+from compaction_guard.taxonomy import Kind, Site
 
 if TYPE_CHECKING:
     from compaction_guard.detectors._lexical_align import Alignment, Part
     from compaction_guard.detectors._lexical_text import Analysis
 
-__all__ = ["Reading", "Window", "evaluate"]
+__all__ = ["STRONG_COVERAGE", "Reading", "Window", "evaluate"]
 
 _M = Modality
 _BLOCKERS = (
@@ -102,34 +104,44 @@ def _verbatim(ctx: Context) -> Reading | None:
 
 
 def _near_verbatim(ctx: Context) -> Reading | None:
-    """Every significant token in order, whole; only function words added or dropped."""
-    part = ctx.part.analysis
-    wanted = [part.tokens[i] for i in ctx.part.significant]
+    """Certify every significant token in order and whole; only function words differ.
+
+    Contractions are expanded and each value is compared by meaning, so `don't` reads
+    `do not` and `$1200` reads `$1,200`; any other change of a word fails.
+    """
+    wanted = [word for word, _, _ in canonical(ctx.part.analysis) if _significant(word)]
+    found = canonical(ctx.win)
+    words = [word for word, _, _ in found]
     if not wanted:
         return None
-    tokens = ctx.win.tokens
-    for start in [i for i, t in enumerate(tokens) if t == wanted[0]]:
-        span = _subsequence(tokens, wanted, start)
-        if span is not None:
+    for start in [i for i, word in enumerate(words) if word == wanted[0]]:
+        stop = _subsequence(words, wanted, start)
+        if stop is not None:
+            span = (found[start][1], found[stop - 1][2])
             if _clean(ctx, span) is None:
                 return _certified(ctx, Kind.PRESERVED, "near_verbatim")
             return None
     return None
 
 
-def _subsequence(tokens: tuple[str, ...], wanted: list[str], start: int) -> tuple[int, int] | None:
+def _significant(word: str) -> bool:
+    return word not in STOPWORDS or word in RELATIONS
+
+
+def _subsequence(words: list[str], wanted: list[str], start: int) -> int | None:
+    """Return the end of `wanted` matched from `start` with at most MAX_GAP function words."""
     position = start
     extra = 0
-    for token in wanted[1:]:
+    for word in wanted[1:]:
         position += 1
-        while position < len(tokens) and tokens[position] != token:
-            if tokens[position] not in STOPWORDS or tokens[position] in RELATIONS:
+        while position < len(words) and words[position] != word:
+            if _significant(words[position]):
                 return None
             extra += 1
             position += 1
-        if position >= len(tokens) or extra > MAX_GAP:
+        if position >= len(words) or extra > MAX_GAP:
             return None
-    return start, position + 1
+    return position + 1
 
 
 def _paraphrase(ctx: Context) -> Reading | None:
@@ -250,7 +262,7 @@ def _absence(ctx: Context) -> Reading:
     ids = _missing_identifiers(ctx)
     lost = ctx.lost
     strong = ctx.al.coverage >= STRONG_COVERAGE and ctx.topical
-    evidence = {"missing": missing + ids, "lost": lost}
+    evidence: dict[str, Any] = {"missing": missing + ids, "lost": lost}
     if missing and strong:
         return ctx.reading(
             Kind.MUTATED, "anchor_diff", evidence=evidence | {"why": "value vanished"}
@@ -265,7 +277,31 @@ def _absence(ctx: Context) -> Reading:
         )
     signs = bool(missing or ids or lost) or (ctx.topical and _clean(ctx, None) is not None)
     rule = "suspect" if ctx.topical else "trace"
-    return ctx.reading(None, rule, signs=signs, evidence=evidence)
+    hint = _hint(ctx)
+    if hint is not None:
+        evidence["hint"] = hint.value
+    return ctx.reading(None, rule, signs=signs or hint is not None, evidence=evidence, hint=hint)
+
+
+def _hint(ctx: Context) -> Kind | None:
+    """Read the force words of a loose summary mention of the rule's most specific word.
+
+    "numpy can be upgraded freely now" for "Pin numpy to 1.26.4": not aligned enough to
+    decide, but the summary then speaks about the rule with another force.
+    """
+    if ctx.window.site is not Site.SUMMARY or ctx.window.tool or not names_core(ctx):
+        return None
+    part, w = ctx.part.classes, ctx.w_classes
+    strong = any(part[m] for m in STRONG)
+    if w[_M.LIFT] > part[_M.LIFT] or (w[_M.OPTIONAL] > part[_M.OPTIONAL] and strong):
+        return Kind.CONTRADICTED
+    if part[_M.ONLY] and w[_M.EXTEND] > part[_M.EXTEND]:
+        return Kind.CONTRADICTED
+    if w[_M.ALLOW] > part[_M.ALLOW]:
+        return Kind.CONTRADICTED if ctx.part.parity == 1 != ctx.w_parity else Kind.WEAKENED
+    if any(w[m] > part[m] for m in (_M.HEDGE, _M.SOFT_FORBID, _M.CONDITION, _M.APPROX)):
+        return Kind.WEAKENED
+    return None
 
 
 def _missing_identifiers(ctx: Context) -> list[str]:

@@ -22,7 +22,7 @@ from compaction_guard.detectors._lexical_lexicon import LIGHT, STOPWORDS, concep
 from compaction_guard.detectors._lexical_modality import Mark, Modality, find_modality
 from compaction_guard.normalize import stem, tokenize
 
-__all__ = ["BOUND", "ID", "Analysis", "analyse", "join", "token_key"]
+__all__ = ["BOUND", "ID", "Analysis", "analyse", "canonical", "join", "token_key"]
 
 # Clause breaks: `;`, `: `, brackets, `, `, spaced dashes, and before a conjunction.
 _CLAUSE_BREAK = re.compile(
@@ -134,6 +134,53 @@ def _build(
         tuple(clauses),
         positions,
     )
+
+
+_CONTRACTIONS = {
+    "don't": ("do", "not"),
+    "doesn't": ("does", "not"),
+    "didn't": ("did", "not"),
+    "can't": ("can", "not"),
+    "cannot": ("can", "not"),
+    "won't": ("will", "not"),
+    "isn't": ("is", "not"),
+    "aren't": ("are", "not"),
+    "wasn't": ("was", "not"),
+    "weren't": ("were", "not"),
+    "shouldn't": ("should", "not"),
+    "mustn't": ("must", "not"),
+    "shan't": ("shall", "not"),
+    "wouldn't": ("would", "not"),
+    "couldn't": ("could", "not"),
+    "hasn't": ("has", "not"),
+    "haven't": ("have", "not"),
+    "needn't": ("need", "not"),
+    "it's": ("it", "is"),
+    "let's": ("let", "us"),
+}
+
+
+def canonical(analysis: Analysis) -> list[tuple[str, int, int]]:
+    """Return the words of `analysis` for a near-verbatim comparison with their token span.
+
+    Contractions are expanded (`don't` is `do not`) and every value is one word naming
+    its meaning (`$1200`, `$1,200` and `1200 USD` read the same).
+    """
+    starts = {value.start: value for value in analysis.values}
+    words: list[tuple[str, int, int]] = []
+    index = 0
+    while index < len(analysis.tokens):
+        value = starts.get(index)
+        if value is not None:
+            unit = value.unit if value.kind in {"money", "version", "unit", "number"} else ""
+            meaning = f"<{value.kind}:{value.dimension}:{unit}:{value.amount}:{value.per}>"
+            words.append((meaning, index, max(value.end, index + 1)))
+            index = max(value.end, index + 1)
+            continue
+        token = analysis.tokens[index]
+        words.extend((word, index, index + 1) for word in _CONTRACTIONS.get(token, (token,)))
+        index += 1
+    return words
 
 
 def join(parts: tuple[Analysis, ...]) -> Analysis:

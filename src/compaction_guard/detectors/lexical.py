@@ -7,12 +7,13 @@ guard's own block is reported only through the echo rule. See docs/DESIGN.md,
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from compaction_guard.detectors._lexical_align import Part, parts_of
-from compaction_guard.detectors._lexical_index import ViewIndex, key_weight
-from compaction_guard.detectors._lexical_rules import Reading, Window, evaluate
+from compaction_guard.detectors._lexical_index import ViewIndex
+from compaction_guard.detectors._lexical_rules import STRONG_COVERAGE, Reading, Window, evaluate
 from compaction_guard.detectors._lexical_text import join
 from compaction_guard.detectors.base import Abstain, Detector, LayerVerdict
 from compaction_guard.taxonomy import CERTIFYING_KINDS, Kind, Site, severity_rank
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 __all__ = ["LexicalDetector"]
 
 _MAX_WINDOWS = 16
+_HINT_RULES = {Kind.CONTRADICTED: "polarity", Kind.WEAKENED: "hedge"}
 _AFTER = 2
 
 
@@ -75,6 +77,40 @@ class _Outcome:
         return _worst(stated)
 
     @property
+    def hinted(self) -> Reading | None:
+        """Loose summary damage, when the only certified copies live outside the summary."""
+        certs = self.certified
+        if any(r.site is Site.SUMMARY and not r.tool for r in certs):
+            return None
+        hinted = [r for r in self.readings if r.hint is not None]
+        if not hinted:
+            return None
+        worst = min(hinted, key=lambda r: (severity_rank(r.hint), -r.coverage))  # type: ignore[arg-type]
+        return dataclasses.replace(worst, kind=worst.hint, rule=_HINT_RULES[worst.hint])  # type: ignore[index]
+
+    @property
+    def tail_only(self) -> bool:
+        """Certified, but only outside the summary (the kept tail or a tool result)."""
+        certs = self.certified
+        return bool(certs) and not any(_in_summary(r) for r in certs)
+
+    @property
+    def contested(self) -> Reading | None:
+        """Damage inferred from the summary against a copy that only the tail keeps."""
+        if not self.tail_only:
+            return None
+        inferred = [r for r in self.readings if _in_summary(r) and r.kind is not None]
+        return _worst([r for r in inferred if r.kind not in CERTIFYING_KINDS])
+
+    @property
+    def unsettled(self) -> bool:
+        """Whether the summary restates the rule uncertifiably while only the tail keeps it."""
+        return self.tail_only and any(
+            _in_summary(r) and r.rule == "suspect" and r.coverage >= STRONG_COVERAGE
+            for r in self.readings
+        )
+
+    @property
     def absence(self) -> Reading | None:
         inferred = [r for r in self.readings if r.kind is not None and not r.explicit]
         inferred = [r for r in inferred if r.kind not in CERTIFYING_KINDS]
@@ -83,6 +119,10 @@ class _Outcome:
     @property
     def signs(self) -> bool:
         return any(r.signs for r in self.readings)
+
+
+def _in_summary(reading: Reading) -> bool:
+    return reading.site is Site.SUMMARY and not reading.tool
 
 
 def _outweighs(damage: Reading, certs: list[Reading]) -> bool:
@@ -105,8 +145,8 @@ def _worst(readings: list[Reading]) -> Reading | None:
 
 def _judge_part(part: Part, index: ViewIndex) -> _Outcome:
     outcome = _Outcome(part)
-    offered = sum(key_weight(key) for key in part.lookup)
-    need = min(2, offered)
+    # A part whose words all share one synonym group can only share one word with anything.
+    need = max(1, min(2, part.offered))
     shared = index.candidates(part.lookup, part.probes)
     chosen = [sid for sid, score in shared.items() if score >= need]
     if len(chosen) > _MAX_WINDOWS:
@@ -125,7 +165,10 @@ def _judge_part(part: Part, index: ViewIndex) -> _Outcome:
         # A rule split over two sentences: read them together, but only when neither
         # half speaks for the rule alone (a pair must never borrow a neighbour's words).
         joined = _read(part, index, (sid, nxt))
-        if joined is not None and joined.coverage > max(reading.coverage, singles[nxt].coverage):  # type: ignore[union-attr]
+        if joined is None:
+            continue
+        best = max(reading.coverage, singles[nxt].coverage)  # type: ignore[union-attr]
+        if joined.kind in CERTIFYING_KINDS or joined.coverage > best:
             outcome.readings.append(joined)
     return outcome
 
@@ -142,18 +185,21 @@ def _read(part: Part, index: ViewIndex, sids: tuple[int, ...]) -> Reading | None
         after.append(index.sentences[nxt].analysed())
         nxt = index.next_id(nxt)
     site, tool = sentences[0].site, any(s.tool for s in sentences)
+    heading_id = index.heading_of(sids[0])
+    heading = None if heading_id is None else index.sentences[heading_id].analysed()
     # A long kept tail repeats itself; the same words in the same place read the same.
     memo_key = (
         part.text,
         part.family,
         tuple(s.text for s in sentences),
         tuple(a.text for a in after),
+        None if heading is None else heading.text,
         site,
         tool,
     )
     if memo_key in index.memo:
         return index.memo[memo_key]  # type: ignore[return-value]
-    window = Window(join(tuple(s.analysed() for s in sentences)), tuple(after), site, tool)
+    window = Window(join(tuple(s.analysed() for s in sentences)), tuple(after), site, tool, heading)
     reading = evaluate(part, window)
     index.memo[memo_key] = reading
     return reading
@@ -161,15 +207,21 @@ def _read(part: Part, index: ViewIndex, sids: tuple[int, ...]) -> Reading | None
 
 def _conclude(outcomes: list[_Outcome], *, carried: bool) -> LayerVerdict | Abstain:
     damages = [o.damage for o in outcomes if o.damage is not None]
+    if not damages and (carried or any(o.certified for o in outcomes)):
+        # The summary restates the rule loosely with another force while a copy survives
+        # in the tail or the carried block: two authorities, and the damage wins.
+        damages = [o.hinted for o in outcomes if o.hinted is not None]
+    damages = damages or [o.contested for o in outcomes if o.contested is not None]
     if damages:
         return _damage_verdict(_worst(damages))  # type: ignore[arg-type]
-    if all(o.certified for o in outcomes):
+    if all(o.certified for o in outcomes) and not any(o.unsettled for o in outcomes):
         return _certified_verdict(outcomes, carried=carried)
     inferred = [o.absence for o in outcomes if not o.certified and o.absence is not None]
     if inferred:
         return _damage_verdict(_worst(inferred))  # type: ignore[arg-type]
     traced = [o for o in outcomes if o.readings]
     signs = any(o.signs for o in outcomes) or (bool(traced) and len(traced) < len(outcomes))
+    signs = signs or any(o.unsettled for o in outcomes)
     if carried and not signs:
         return LayerVerdict(
             kind=Kind.PRESERVED,

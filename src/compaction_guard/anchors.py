@@ -513,8 +513,8 @@ def are_siblings(wanted: str, found: str) -> bool:
     """Return True when `found` looks like an edited version of identifier `wanted`.
 
     Siblings extend or truncate one another (`orders_prod` / `orders_prod_archive`,
-    `.env` / `.env.example`) or share a leading or trailing part (`payments-staging` /
-    `payments-sandbox`, `eu-west-1` / `eu-west-2`).
+    `.env` / `.env.example`) or share a leading part of four letters or more, or two
+    leading parts (`payments-staging` / `payments-sandbox`, `eu-west-1` / `eu-west-2`).
     """
     if wanted == found:
         return False
@@ -523,6 +523,6 @@ def are_siblings(wanted: str, found: str) -> bool:
     left, right = identifier_parts(wanted), identifier_parts(found)
     if not left or not right or (len(left) == 1 and len(right) == 1):
         return False
-    if left[0] == right[0] and (len(left[0]) >= _MIN_PART or left[:2] == right[:2]):
-        return True
-    return left[-1] == right[-1] and len(left[-1]) > _MIN_PART
+    # A shared family name (`payments-`) marks an edit; a shared suffix (`_prod`) does not:
+    # orders_prod and billing_prod are two tables.
+    return left[0] == right[0] and (len(left[0]) > _MIN_PART or left[:2] == right[:2])

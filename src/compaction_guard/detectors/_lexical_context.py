@@ -31,6 +31,8 @@ from compaction_guard.detectors._lexical_modality import NEGATIVE, STRONG, Modal
 from compaction_guard.normalize import stem
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from compaction_guard.anchors import Value
     from compaction_guard.detectors._lexical_align import Alignment, Part
     from compaction_guard.detectors._lexical_text import Analysis
@@ -71,15 +73,22 @@ _ONLY_WORDS = frozenset(
 )
 
 
+def _alone() -> tuple[tuple[Analysis, ...], Analysis | None]:
+    return (), None
+
+
 @dataclass(frozen=True, slots=True)
 class Window:
-    """One or two consecutive sentences of one site, and up to two sentences after them."""
+    """One or two consecutive sentences of one site.
+
+    `surroundings` returns, on demand, the sentences after them (up to two) and the
+    heading over them: only a window that speaks about the rule needs to read them.
+    """
 
     analysis: Analysis
-    after: tuple[Analysis, ...]
     site: Site
     tool: bool
-    heading: Analysis | None = None
+    surroundings: Callable[[], tuple[tuple[Analysis, ...], Analysis | None]] = _alone
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,7 +256,8 @@ def afterthoughts(ctx: Context) -> list[tuple[Counter[Modality], str]]:
         if clause not in ctx.al.region:
             groups.setdefault(clause, []).append((win, index))
     found = [(tokens, "same sentence") for tokens in groups.values()]
-    for after in ctx.window.after:
+    following, heading = ctx.window.surroundings()
+    for after in following:
         for clause in sorted(set(after.clauses)):
             tokens = [(after, i) for i, c in enumerate(after.clauses) if c == clause]
             found.append((tokens, "next sentence"))
@@ -256,7 +266,6 @@ def afterthoughts(ctx: Context) -> list[tuple[Counter[Modality], str]]:
         classes = _referring_marks(ctx, tokens)
         if classes:
             marked.append((classes, where))
-    heading = ctx.window.heading
     if heading is not None:
         classes = _heading_marks(heading)
         if classes:

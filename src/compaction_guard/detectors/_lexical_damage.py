@@ -270,9 +270,10 @@ def changed_identifier(ctx: Context) -> Reading | None:
         sibling = _sibling(ctx, token)
         if sibling is None:
             continue
-        if _one_replacement(ctx) == (token, sibling):
-            return _mutated(ctx, token, sibling, "identifier replaced", strong=True)
         rest = (ctx.al.coverage * ctx.part.total) / max(ctx.part.total - weight, 1.0)
+        # A restatement keeps every other word, so only then is the walk worth it.
+        if rest >= 1.0 - 1e-9 and _one_replacement(ctx) == (token, sibling):
+            return _mutated(ctx, token, sibling, "identifier replaced", strong=True)
         if rest >= STRONG_COVERAGE and ctx.al.matched_keys >= 2 and not ctx.lost:  # noqa: PLR2004
             return _mutated(ctx, token, sibling, "identifier replaced")
     return None

@@ -8,6 +8,7 @@ guard's own block is reported only through the echo rule. See docs/DESIGN.md,
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -178,28 +179,26 @@ def _partial(reading: Reading | None) -> bool:
 
 
 def _read(part: Part, index: ViewIndex, sids: tuple[int, ...]) -> Reading | None:
-    sentences = [index.sentences[sid] for sid in sids]
-    after: list[Analysis] = []
-    nxt = index.next_id(sids[-1])
-    while nxt is not None and len(after) < _AFTER:
-        after.append(index.sentences[nxt].analysed())
-        nxt = index.next_id(nxt)
-    site, tool = sentences[0].site, any(s.tool for s in sentences)
-    heading_id = index.heading_of(sids[0])
-    heading = None if heading_id is None else index.sentences[heading_id].analysed()
-    # A long kept tail repeats itself; the same words in the same place read the same.
-    memo_key = (
-        part.text,
-        part.family,
-        tuple(s.text for s in sentences),
-        tuple(a.text for a in after),
-        None if heading is None else heading.text,
-        site,
-        tool,
-    )
+    memo_key = (part.text, part.family, sids)
     if memo_key in index.memo:
         return index.memo[memo_key]  # type: ignore[return-value]
-    window = Window(join(tuple(s.analysed() for s in sentences)), tuple(after), site, tool, heading)
+    sentences = [index.sentences[sid] for sid in sids]
+
+    def surroundings() -> tuple[tuple[Analysis, ...], Analysis | None]:
+        after: list[Analysis] = []
+        nxt = index.next_id(sids[-1])
+        while nxt is not None and len(after) < _AFTER:
+            after.append(index.sentences[nxt].analysed())
+            nxt = index.next_id(nxt)
+        heading = index.heading_of(sids[0])
+        return tuple(after), None if heading is None else index.sentences[heading].analysed()
+
+    window = Window(
+        analysis=join(tuple(s.analysed() for s in sentences)),
+        site=sentences[0].site,
+        tool=any(s.tool for s in sentences),
+        surroundings=functools.cache(surroundings),
+    )
     reading = evaluate(part, window)
     index.memo[memo_key] = reading
     return reading

@@ -22,12 +22,14 @@ from compaction_guard.anchors import (
 from compaction_guard.detectors._lexical_align import region_marks
 from compaction_guard.detectors._lexical_lexicon import (
     ANAPHORS,
+    ANTONYMS,
+    OPPOSITE_ACTS,
     GENERIC,
     READ_VERBS,
     RULE_NOUNS,
     WRITE_VERBS,
 )
-from compaction_guard.detectors._lexical_modality import NEGATIVE, STRONG, Modality
+from compaction_guard.detectors._lexical_modality import NEGATIVE, STRONG, Mark, Modality
 from compaction_guard.normalize import stem
 
 if TYPE_CHECKING:
@@ -125,6 +127,7 @@ class Context:
     region_tokens: list[int]
     region_stems: frozenset[str]
     region_values: list[Value]
+    counted: int = 0
 
     @property
     def win(self) -> Analysis:
@@ -151,10 +154,9 @@ class Context:
     def bound_swap(self) -> bool:
         """An upper bound in the rule is a lower bound in the window, or back."""
         part, w = self.part.classes, self.w_classes
-        return bool(
-            (part[_M.MAX] and not part[_M.MIN] and w[_M.MIN] and not w[_M.MAX])
-            or (part[_M.MIN] and not part[_M.MAX] and w[_M.MAX] and not w[_M.MIN]),
-        )
+        fewer_max, fewer_min = part[_M.MAX] > w[_M.MAX], part[_M.MIN] > w[_M.MIN]
+        more_max, more_min = w[_M.MAX] > part[_M.MAX], w[_M.MIN] > part[_M.MIN]
+        return (fewer_max and more_min) or (fewer_min and more_max)
 
     @functools.cached_property
     def complement(self) -> bool:
@@ -162,7 +164,18 @@ class Context:
 
         "Up to $200 without escalation" is the other side of "above $200 must escalate".
         """
-        return self.bound_swap and self.part.parity != self.w_parity
+        turned = (self.part.parity + len(self.act_swaps)) % 2
+        return self.bound_swap and turned != self.w_parity
+
+    @functools.cached_property
+    def relation_swaps(self) -> list[str]:
+        """Relations of the rule swapped for their opposites ("before" for "after")."""
+        return _swaps(self, ANTONYMS)
+
+    @functools.cached_property
+    def act_swaps(self) -> list[str]:
+        """Acts of the rule swapped for their opposites ("delete" for "keep")."""
+        return _swaps(self, OPPOSITE_ACTS)
 
     @functools.cached_property
     def lost(self) -> list[str]:
@@ -210,7 +223,8 @@ def build_context(part: Part, window: Window, al: Alignment) -> Context:
         window=window,
         al=al,
         w_classes=Counter(mark.modality for mark in marks),
-        w_parity=sum(1 for mark in marks if mark.modality in NEGATIVE) % 2,
+        w_parity=sum(1 for mark in marks if _negates(mark, win, al)) % 2,
+        counted=sum(1 for mark in marks if _negates(mark, win, al)),
         region_tokens=tokens,
         region_stems=frozenset(stem(piece) for i in tokens for piece in _pieces(win.tokens[i])),
         region_values=values,
@@ -220,10 +234,33 @@ def build_context(part: Part, window: Window, al: Alignment) -> Context:
         ctx.w_classes[_M.READONLY] += 1
         ctx.w_parity ^= 1
     if part.classes[_M.ONLY] and not ctx.w_classes[_M.ONLY] and only_by_negation(ctx):
-        # "X and nobody else" says "only X": its negation is part of the restriction.
+        # "X and nobody else" says "only X": its negation is part of the restriction
+        # (when it was counted at all: "and to nobody else" frames, it was not).
         ctx.w_classes[_M.ONLY] += 1
-        ctx.w_parity ^= 1
+        if ctx.counted:
+            ctx.w_parity ^= 1
     return ctx
+
+
+def _swaps(ctx: Context, table: dict[str, frozenset[str]]) -> list[str]:
+    found = []
+    for token in ctx.part.analysis.tokens:
+        word = stem(token)
+        opposite = table.get(word)
+        if opposite and word not in ctx.region_stems and opposite & ctx.region_stems:
+            found.append(f"{token}->{'/'.join(sorted(opposite & ctx.region_stems))}")
+    return found
+
+
+def _negates(mark: Mark, win: Analysis, al: Alignment) -> bool:
+    """Tell whether a mark counts toward the window's polarity.
+
+    A bare "not" in a framing clause ("if it is not too much trouble, ...") negates the
+    frame, not the rule.
+    """
+    if mark.modality not in NEGATIVE:
+        return False
+    return mark.modality is not _M.NEGATION or win.clauses[mark.start] in al.topic_clauses
 
 
 def force_offered(part: Part) -> bool:
@@ -335,7 +372,8 @@ def no_writes(ctx: Context) -> bool:
 
 
 def only_by_negation(ctx: Context) -> bool:
-    if ctx.w_parity != 1:
+    """Tell whether a negation plus "other", "else" or "except" says "only" in the window."""
+    if not any(ctx.w_classes[m] for m in (_M.NEGATION, _M.FORBID)):
         return False
     words = {ctx.win.tokens[i] for i in ctx.region_tokens}
     return bool(words & _ONLY_WORDS) or bool(ctx.w_classes[_M.CONDITION])

@@ -24,7 +24,7 @@ from compaction_guard.detectors._lexical_context import (
     names_in,
     read_only_kept,
 )
-from compaction_guard.detectors._lexical_lexicon import ANTONYMS, RELATIONS, STOPWORDS, WRITE_VERBS
+from compaction_guard.detectors._lexical_lexicon import RELATIONS, STOPWORDS, WRITE_VERBS
 from compaction_guard.detectors._lexical_modality import NEGATIVE, STRONG, Modality
 from compaction_guard.normalize import stem
 from compaction_guard.taxonomy import Kind
@@ -45,6 +45,7 @@ _EXPLICIT = frozenset(
     {_M.FORBID, _M.OBLIGE, _M.ALLOW, _M.OPTIONAL, _M.SOFT_FORBID, _M.NEGATION, _M.HEDGE},
 )
 _SOFTENERS = (_M.HEDGE, _M.SOFT_FORBID, _M.CONDITION, _M.APPROX)
+_LIMITERS = (_M.HEDGE, _M.CONDITION, _M.PARTIAL, _M.ONLY, _M.APPROX)
 
 
 def lifted(ctx: Context) -> Reading | None:
@@ -87,7 +88,8 @@ def polarity(ctx: Context) -> Reading | None:
 
 
 def _bound_reversed(ctx: Context) -> str | None:
-    if ctx.bound_swap and ctx.part.parity == ctx.w_parity:
+    acts = len(ctx.act_swaps)
+    if ctx.bound_swap and (ctx.part.parity + acts) % 2 == ctx.w_parity:
         return "an upper bound became a lower bound or back"
     return None
 
@@ -117,12 +119,28 @@ def _afterthought_permits(ctx: Context) -> str | None:
 
 
 def _negated(ctx: Context) -> str | None:
-    swaps = _antonym_swaps(ctx)
-    explicit = swaps or any(ctx.w_classes[m] for m in _EXPLICIT)
-    flipped = (ctx.part.parity + len(swaps) + ctx.bound_swap) % 2 != ctx.w_parity
-    if flipped and explicit and _predicate_kept(ctx):
+    if _flipped(ctx) and not _limited_permission(ctx):
+        swaps = ctx.relation_swaps + ctx.act_swaps
         return f"opposite words {swaps}" if swaps else "negation or permission reversed"
     return None
+
+
+def _flipped(ctx: Context) -> bool:
+    swaps = ctx.relation_swaps
+    acts = ctx.act_swaps
+    explicit = swaps or any(ctx.w_classes[m] for m in _EXPLICIT)
+    turns = len(swaps) + len(acts) + ctx.bound_swap
+    flipped = (ctx.part.parity + turns) % 2 != ctx.w_parity
+    return bool(flipped and explicit and _predicate_kept(ctx))
+
+
+def _limited_permission(ctx: Context) -> bool:
+    """Tell whether a permission is hemmed in ("allowed occasionally", "only if approved").
+
+    Such an exception weakens the rule rather than reversing it.
+    """
+    w = ctx.w_classes
+    return bool(w[_M.ALLOW]) and any(w[m] for m in _LIMITERS)
 
 
 def _loosely_named(ctx: Context) -> bool:
@@ -182,16 +200,6 @@ def _w_writable(ctx: Context) -> bool:
         return True
     permits = ctx.w_classes[_M.ALLOW] or ctx.w_classes[_M.OBLIGE]
     return bool(permits and ctx.w_parity == 0 and ctx.region_stems & WRITE_VERBS)
-
-
-def _antonym_swaps(ctx: Context) -> list[str]:
-    swaps = []
-    for token in ctx.part.analysis.tokens:
-        word = stem(token)
-        opposite = ANTONYMS.get(word)
-        if opposite and word not in ctx.region_stems and opposite & ctx.region_stems:
-            swaps.append(f"{token}->{'/'.join(sorted(opposite & ctx.region_stems))}")
-    return swaps
 
 
 def anchor_diff(ctx: Context) -> Reading | None:
@@ -420,6 +428,8 @@ def hedge(ctx: Context) -> Reading | None:
 
 def _softened(ctx: Context) -> str | None:
     part, w = ctx.part.classes, ctx.w_classes
+    if _flipped(ctx) and _limited_permission(ctx):
+        return "an exception to the rule was allowed"
     for modality in _SOFTENERS:
         if w[modality] > part[modality]:
             return f"{modality.value} added"

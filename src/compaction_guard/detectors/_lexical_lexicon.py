@@ -11,6 +11,7 @@ from compaction_guard.normalize import stem
 __all__ = [
     "ANAPHORS",
     "ANTONYMS",
+    "OPPOSITE_ACTS",
     "GENERIC",
     "LIGHT",
     "READ_VERBS",
@@ -190,41 +191,47 @@ GENERIC = frozenset(
         """,
     )
 )
-_ANTONYM_PAIRS = (
-    ("before", "after"),
+# Opposite sides of a relation: swapping one for the other reverses a statement outright
+# ("before 9am" and "after 9am"), so such a swap is an explicit reversal.
+_RELATIONS = (
+    ("inside within", "outside beyond"),
+    ("before earlier", "after later"),
     ("above", "below"),
-    ("more", "less"),
-    ("more", "fewer"),
-    ("higher", "lower"),
-    ("greater", "less"),
-    ("inside", "outside"),
-    ("include", "exclude"),
-    ("including", "excluding"),
-    ("enable", "disable"),
-    ("enabled", "disabled"),
-    ("encrypt", "decrypt"),
-    ("encrypted", "unencrypted"),
-    ("encrypted", "plaintext"),
+    ("more greater higher", "less fewer lower"),
+    ("increase raise", "decrease reduce"),
     ("public", "private"),
-    ("increase", "decrease"),
-    ("upper", "lower"),
-    ("earliest", "latest"),
-    ("allowlist", "denylist"),
-    ("whitelist", "blacklist"),
-    ("accept", "reject"),
     ("internal", "external"),
-    ("masked", "unmasked"),
-    ("redacted", "unredacted"),
-    ("mask", "unmask"),
-    ("redact", "unredact"),
-    ("lock", "unlock"),
-    ("locked", "unlocked"),
-    ("approved", "unapproved"),
-    ("authenticated", "unauthenticated"),
-    ("signed", "unsigned"),
-    ("verified", "unverified"),
+    ("earliest", "latest"),
+    ("allowlist whitelist", "denylist blacklist"),
+    ("signed verified authenticated", "unsigned unverified unauthenticated"),
+    ("encrypted", "unencrypted plaintext"),
+    ("masked redacted", "unmasked unredacted"),
 )
-ANTONYMS: dict[str, frozenset[str]] = {}
-for _left, _right in _ANTONYM_PAIRS:
-    for _a, _b in ((_left, _right), (_right, _left)):
-        ANTONYMS[stem(_a)] = ANTONYMS.get(stem(_a), frozenset()) | {stem(_b)}
+# Opposite acts: a swap only turns the polarity over, so "keep for at least 30 days" and
+# "must not delete before 30 days" agree; on its own it decides nothing.
+_ACTS = (
+    ("keep retain store save preserve persist", "delete remove purge discard erase destroy wipe"),
+    ("stay remain", "leave exit"),
+    ("include", "exclude omit"),
+    ("enable", "disable"),
+    ("accept approve", "reject decline"),
+    ("show display expose reveal unmask", "hide conceal mask redact"),
+    ("encrypt", "decrypt"),
+    ("lock", "unlock"),
+    ("start begin continue resume run proceed", "stop halt pause abort terminate cancel"),
+)
+
+
+def _opposites(pairs: tuple[tuple[str, str], ...]) -> dict[str, frozenset[str]]:
+    table: dict[str, frozenset[str]] = {}
+    for left, right in pairs:
+        one, other = _stems(left), _stems(right)
+        for word in one:
+            table[word] = table.get(word, frozenset()) | other
+        for word in other:
+            table[word] = table.get(word, frozenset()) | one
+    return table
+
+
+ANTONYMS = _opposites(_RELATIONS)
+OPPOSITE_ACTS = _opposites(_ACTS)

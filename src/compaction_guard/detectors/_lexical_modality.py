@@ -115,7 +115,9 @@ _PHRASES: dict[Modality, tuple[str, ...]] = {
         guideline, by default, hopefully, within reason, if it makes sense,
         where it makes sense, as needed, if needed, when needed, ideal, soft limit, soft cap,
         loosely, flexible, tentatively, for now, if at all possible, where you can,
-        as a rule, preference, preferences, soft preferences, soft rules, soft rule,
+        as a rule, occasionally, sometimes, from time to time, now and then, on occasion,
+        in emergencies, in an emergency, exceptionally, in exceptional cases, in rare cases,
+        preference, preferences, soft preferences, soft rules, soft rule,
         soft constraints, soft limits, guidelines, suggestions, recommendations,
         nice-to-haves, best practices
         """,

@@ -172,6 +172,8 @@ def _clean(ctx: Context, span: tuple[int, int] | None) -> str | None:
 def _force_differs(ctx: Context, _span: tuple[int, int] | None) -> str | None:
     if ctx.w_parity != ctx.part.parity:
         return "polarity differs"
+    if ctx.relation_swaps or ctx.act_swaps:
+        return "opposite words"  # a reworded rule with swapped opposites is never certified
     for modality in _BLOCKERS:
         added = ctx.w_classes[modality] > ctx.part.classes[modality]
         if added and not _bounded_permission(ctx, modality):

@@ -23,8 +23,8 @@ from compaction_guard.detectors._lexical_align import region_marks
 from compaction_guard.detectors._lexical_lexicon import (
     ANAPHORS,
     ANTONYMS,
-    OPPOSITE_ACTS,
     GENERIC,
+    OPPOSITE_ACTS,
     READ_VERBS,
     RULE_NOUNS,
     WRITE_VERBS,

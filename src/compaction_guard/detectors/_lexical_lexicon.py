@@ -11,9 +11,9 @@ from compaction_guard.normalize import stem
 __all__ = [
     "ANAPHORS",
     "ANTONYMS",
-    "OPPOSITE_ACTS",
     "GENERIC",
     "LIGHT",
+    "OPPOSITE_ACTS",
     "READ_VERBS",
     "RELATIONS",
     "REPORTING",

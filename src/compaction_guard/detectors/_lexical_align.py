@@ -30,6 +30,7 @@ from compaction_guard.normalize import detection_form, fold_whitespace, sentence
 __all__ = ["Alignment", "Part", "align", "parts_of", "region_marks"]
 
 _GENERIC_WEIGHT = 0.25
+_TRACE_COVERAGE = 0.5
 _ID_WEIGHT = 3.0
 _SOFT_WEIGHT = 2.0
 _LONG_WORD = 7
@@ -154,6 +155,9 @@ class Alignment:
     region: frozenset[int]
 
 
+_NOTHING_MATCHED: dict[int, int] = {}
+
+
 def align(part: Part, window: Analysis, span: tuple[int, int] | None = None) -> Alignment:
     """Match each content token of `part` to a window token with the same key.
 
@@ -169,6 +173,17 @@ def align(part: Part, window: Analysis, span: tuple[int, int] | None = None) -> 
             positions = [p for p in positions if span[0] <= p < span[1]]
         if positions:
             found[index] = (positions, width)
+    if not _may_trace(part, found):
+        return Alignment(
+            matches=_NOTHING_MATCHED,
+            covered=frozenset(),
+            coverage=0.0,
+            complete=False,
+            matched_keys=0,
+            inversions=0,
+            topic_clauses=frozenset(),
+            region=frozenset(),
+        )
     core = _core_clause(window, found, keys)
     matches: dict[int, int] = {}
     covered: set[int] = set()
@@ -216,6 +231,29 @@ def align(part: Part, window: Analysis, span: tuple[int, int] | None = None) -> 
         inversions=inversions,
         topic_clauses=topic,
         region=_region(window, topic),
+    )
+
+
+def _may_trace(part: Part, found: dict[int, tuple[list[int], int]]) -> bool:
+    """Tell whether the found words could make a trace at all; cheap, checked first.
+
+    A part with a name the window lacks is always read in full: an edited name (a
+    sibling) makes a trace of its own.
+    """
+    if not found:
+        return False
+    keys = part.analysis.keys
+    if any(keys[i].startswith(ID) for i in found):  # type: ignore[union-attr]
+        return True
+    if len({keys[i] for i in found}) >= min(2, part.key_count):
+        return True
+    weight = sum(w for i, w in zip(part.content, part.weights, strict=True) if i in found)
+    if weight / part.total >= _TRACE_COVERAGE:
+        return True
+    return any(
+        i not in found
+        and (is_identifier(part.analysis.tokens[i]) or is_soft_identifier(part.analysis.tokens[i]))
+        for i in part.content
     )
 
 

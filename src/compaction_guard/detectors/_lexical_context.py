@@ -125,7 +125,6 @@ class Context:
     w_classes: Counter[Modality]
     w_parity: int
     region_tokens: list[int]
-    region_stems: frozenset[str]
     region_values: list[Value]
     counted: int = 0
 
@@ -166,6 +165,12 @@ class Context:
         """
         turned = (self.part.parity + len(self.act_swaps)) % 2
         return self.bound_swap and turned != self.w_parity
+
+    @functools.cached_property
+    def region_stems(self) -> frozenset[str]:
+        """Stems of the region's words, hyphenated words also read by their parts."""
+        tokens = self.win.tokens
+        return frozenset(stem(piece) for i in self.region_tokens for piece in _pieces(tokens[i]))
 
     @functools.cached_property
     def relation_swaps(self) -> list[str]:
@@ -226,7 +231,6 @@ def build_context(part: Part, window: Window, al: Alignment) -> Context:
         w_parity=sum(1 for mark in marks if _negates(mark, win, al)) % 2,
         counted=sum(1 for mark in marks if _negates(mark, win, al)),
         region_tokens=tokens,
-        region_stems=frozenset(stem(piece) for i in tokens for piece in _pieces(win.tokens[i])),
         region_values=values,
     )
     if part.classes[_M.READONLY] and not ctx.w_classes[_M.READONLY] and no_writes(ctx):

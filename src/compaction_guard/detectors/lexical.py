@@ -8,7 +8,6 @@ guard's own block is reported only through the echo rule. See docs/DESIGN.md,
 from __future__ import annotations
 
 import dataclasses
-import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -183,21 +182,31 @@ def _read(part: Part, index: ViewIndex, sids: tuple[int, ...]) -> Reading | None
     if memo_key in index.memo:
         return index.memo[memo_key]  # type: ignore[return-value]
     sentences = [index.sentences[sid] for sid in sids]
+    kept: list[tuple[tuple[Analysis, ...], Analysis | None]] = []
 
     def surroundings() -> tuple[tuple[Analysis, ...], Analysis | None]:
-        after: list[Analysis] = []
-        nxt = index.next_id(sids[-1])
-        while nxt is not None and len(after) < _AFTER:
-            after.append(index.sentences[nxt].analysed())
-            nxt = index.next_id(nxt)
-        heading = index.heading_of(sids[0])
-        return tuple(after), None if heading is None else index.sentences[heading].analysed()
+        if not kept:
+            after: list[Analysis] = []
+            nxt = index.next_id(sids[-1])
+            while nxt is not None and len(after) < _AFTER:
+                after.append(index.sentences[nxt].analysed())
+                nxt = index.next_id(nxt)
+            heading = index.heading_of(sids[0])
+            kept.append(
+                (tuple(after), None if heading is None else index.sentences[heading].analysed())
+            )
+        return kept[0]
 
+    analysis = (
+        sentences[0].analysed()
+        if len(sentences) == 1
+        else join(tuple(s.analysed() for s in sentences))
+    )
     window = Window(
-        analysis=join(tuple(s.analysed() for s in sentences)),
+        analysis=analysis,
         site=sentences[0].site,
         tool=any(s.tool for s in sentences),
-        surroundings=functools.cache(surroundings),
+        surroundings=surroundings,
     )
     reading = evaluate(part, window)
     index.memo[memo_key] = reading

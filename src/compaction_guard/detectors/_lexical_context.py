@@ -70,6 +70,9 @@ _M = Modality
 SCOPED = _M.SCOPED
 # Marks an afterthought that points back by anaphor or rule noun ("this", "the rule").
 POINTED = _M.ABSORBED
+_SUBORDINATORS = frozenset(
+    {"if", "unless", "when", "whenever", "where", "wherever", "while", "as", "provided", "so"},
+)
 _ONLY_WORDS = frozenset(
     {"other", "else", "besides", "outside", "anything", "except", "another", "anyone", "elsewhere"},
 )
@@ -264,7 +267,18 @@ def _negates(mark: Mark, win: Analysis, al: Alignment) -> bool:
     """
     if mark.modality not in NEGATIVE:
         return False
-    return mark.modality is not _M.NEGATION or win.clauses[mark.start] in al.topic_clauses
+    if mark.modality is not _M.NEGATION or win.clauses[mark.start] in al.topic_clauses:
+        return True
+    return not _framing(win, win.clauses[mark.start])
+
+
+def _framing(win: Analysis, clause: int) -> bool:
+    """Tell whether a clause opens with a condition, a hedge or a subordinating word."""
+    first = win.clauses.index(clause)
+    mark = win.mark_at[first]
+    if mark >= 0 and win.marks[mark].modality in (_M.CONDITION, _M.HEDGE):
+        return True
+    return win.tokens[first] in _SUBORDINATORS
 
 
 def force_offered(part: Part) -> bool:

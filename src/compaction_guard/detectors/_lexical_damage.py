@@ -119,7 +119,7 @@ def _afterthought_permits(ctx: Context) -> str | None:
 
 
 def _negated(ctx: Context) -> str | None:
-    if _flipped(ctx) and not _limited_permission(ctx):
+    if _flipped(ctx) and not _limited_permission(ctx) and not _hedged_negation(ctx):
         swaps = ctx.relation_swaps + ctx.act_swaps
         return f"opposite words {swaps}" if swaps else "negation or permission reversed"
     return None
@@ -132,6 +132,18 @@ def _flipped(ctx: Context) -> bool:
     turns = len(swaps) + len(acts) + ctx.bound_swap
     flipped = (ctx.part.parity + turns) % 2 != ctx.w_parity
     return bool(flipped and explicit and _predicate_kept(ctx))
+
+
+def _hedged_negation(ctx: Context) -> bool:
+    """Tell whether an extra negation belongs to a hedge around the rule's own force.
+
+    "Never exceed 5 replicas where it does not hurt latency": the rule keeps its force
+    and gains a softened condition, so it is weakened, not reversed.
+    """
+    part, w = ctx.part.classes, ctx.w_classes
+    force = [m for m in (*STRONG, _M.NEGATION) if part[m]]
+    kept = bool(force) and all(w[m] >= part[m] for m in force)
+    return kept and any(w[m] > part[m] for m in _SOFTENERS)
 
 
 def _limited_permission(ctx: Context) -> bool:
@@ -430,6 +442,8 @@ def _softened(ctx: Context) -> str | None:
     part, w = ctx.part.classes, ctx.w_classes
     if _flipped(ctx) and _limited_permission(ctx):
         return "an exception to the rule was allowed"
+    if _flipped(ctx) and _hedged_negation(ctx):
+        return "the rule was wrapped in a negated hedge"
     for modality in _SOFTENERS:
         if w[modality] > part[modality]:
             return f"{modality.value} added"

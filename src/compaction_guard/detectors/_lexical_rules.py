@@ -78,7 +78,7 @@ def evaluate(part: Part, window: Window) -> Reading | None:
         reading = certify(ctx)
         if reading is not None:
             return reading
-    return _absence(ctx)
+    return _narrowed(ctx) or _absence(ctx)
 
 
 def _is_trace(part: Part, al: Alignment, window: Analysis) -> bool:
@@ -187,15 +187,41 @@ def _values_differ(ctx: Context, _span: tuple[int, int] | None) -> str | None:
 
 def _extra_content(ctx: Context, span: tuple[int, int] | None) -> str | None:
     """Name a content word the part does not have in the topic clauses (a qualifier)."""
+    found = _extra_words(ctx, span)
+    return f"extra content {ctx.win.tokens[found[0]]!r}" if found else None
+
+
+def _extra_words(ctx: Context, span: tuple[int, int] | None) -> list[int]:
     inside = range(*span) if span else range(0)
     skip = _attributions(ctx) | ctx.al.covered
+    found = []
     for index in ctx.region_tokens:
         key = ctx.win.keys[index]
         if index in skip or index in inside or key is None or key in ctx.part.family:
             continue
         extra = not key.startswith("~") and key not in GENERIC
         if extra and ctx.win.clauses[index] in ctx.al.topic_clauses:
-            return f"extra content {ctx.win.tokens[index]!r}"
+            found.append(index)
+    return found
+
+
+def _narrowed(ctx: Context) -> Reading | None:
+    """Find the whole rule restated with a qualifier that narrows it ("... for EU users").
+
+    Every word, value and force of the rule is there, plus content introduced by a
+    relation word or fastened in front of one of the rule's own nouns.
+    """
+    if not ctx.al.complete or ctx.lost or _force_differs(ctx, None) or _values_differ(ctx, None):
+        return None
+    matched = set(ctx.al.matches.values())
+    tokens = ctx.win.tokens
+    for index in _extra_words(ctx, None):
+        led = any(
+            tokens[i] in RELATIONS or tokens[i] == "only" for i in range(max(0, index - 2), index)
+        )
+        if led or index + 1 in matched:
+            evidence = {"why": "scope narrowed", "found": tokens[index]}
+            return ctx.reading(Kind.WEAKENED, "modality_loss", explicit=True, evidence=evidence)
     return None
 
 

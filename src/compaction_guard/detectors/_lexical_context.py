@@ -21,12 +21,9 @@ from compaction_guard.anchors import (
 )
 from compaction_guard.detectors._lexical_align import region_marks
 from compaction_guard.detectors._lexical_lexicon import (
-    ANAPHORS,
     ANTONYMS,
-    GENERIC,
     OPPOSITE_ACTS,
     READ_VERBS,
-    RULE_NOUNS,
     WRITE_VERBS,
 )
 from compaction_guard.detectors._lexical_modality import NEGATIVE, STRONG, Mark, Modality
@@ -42,14 +39,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MAX_GAP",
-    "POINTED",
-    "SCOPED",
+    "ONLY_WORDS",
     "STRONG_COVERAGE",
     "TOPIC_COVERAGE",
     "Context",
     "Reading",
     "Window",
-    "afterthoughts",
     "build_context",
     "extra_values",
     "has_sibling",
@@ -66,14 +61,10 @@ TOPIC_COVERAGE = 0.5
 STRONG_COVERAGE = 0.75
 MAX_GAP = 3
 _M = Modality
-# Marks an afterthought that points back at the rule but narrows itself to some cases.
-SCOPED = _M.SCOPED
-# Marks an afterthought that points back by anaphor or rule noun ("this", "the rule").
-POINTED = _M.ABSORBED
 _SUBORDINATORS = frozenset(
     {"if", "unless", "when", "whenever", "where", "wherever", "while", "as", "provided", "so"},
 )
-_ONLY_WORDS = frozenset(
+ONLY_WORDS = frozenset(
     {"other", "else", "besides", "outside", "anything", "except", "another", "anyone", "elsewhere"},
 )
 
@@ -192,8 +183,11 @@ class Context:
 
     @functools.cached_property
     def afterthoughts(self) -> list[tuple[Counter[Modality], str]]:
-        """Referring clauses around the window (see `afterthoughts`)."""
-        return afterthoughts(self)
+        """Referring clauses around the window (see `_lexical_afterthought`)."""
+        # Imported here: that module reads Context, so it cannot be imported at the top.
+        from compaction_guard.detectors import _lexical_afterthought  # noqa: PLC0415
+
+        return _lexical_afterthought.afterthoughts(self)
 
     def reading(self, kind: Kind | None, rule: str, **extra: Any) -> Reading:
         evidence = {
@@ -299,77 +293,6 @@ def has_sibling(part: Part, al: Alignment, window: Analysis) -> bool:
     return any(are_siblings(name, other) for name in names for _, other in found)
 
 
-def afterthoughts(ctx: Context) -> list[tuple[Counter[Modality], str]]:
-    """Clauses outside the region, and the next sentences, that speak about the rule.
-
-    A clause qualifies when it points back (an anaphor, a rule noun or the part's own
-    words) and carries no content of its own: "; the user said this no longer applies".
-    """
-    win = ctx.win
-    groups: dict[int, list[tuple[Analysis, int]]] = {}
-    for index, clause in enumerate(win.clauses):
-        if clause not in ctx.al.region:
-            groups.setdefault(clause, []).append((win, index))
-    found = [(tokens, "same sentence") for tokens in groups.values()]
-    following, heading = ctx.window.surroundings()
-    for after in following:
-        for clause in sorted(set(after.clauses)):
-            tokens = [(after, i) for i, c in enumerate(after.clauses) if c == clause]
-            found.append((tokens, "next sentence"))
-    marked = []
-    for tokens, where in found:
-        classes = _referring_marks(ctx, tokens)
-        if classes:
-            marked.append((classes, where))
-    if heading is not None:
-        classes = _heading_marks(heading)
-        if classes:
-            marked.append((classes, "heading"))
-    return marked
-
-
-def _heading_marks(heading: Analysis) -> Counter[Modality]:
-    """Return the marks of a heading over the rule's list, unless it names a topic.
-
-    "Soft preferences (best effort):" governs every item under it; "Billing:" does not
-    speak about force at all.
-    """
-    for index, key in enumerate(heading.keys):
-        topical = key is not None and not key.startswith("~") and key not in GENERIC
-        if topical and heading.mark_at[index] < 0:
-            return Counter()
-    return Counter(heading.marks[m].modality for m in set(heading.mark_at) if m >= 0)
-
-
-def _referring_marks(ctx: Context, clause: list[tuple[Analysis, int]]) -> Counter[Modality]:
-    """Return the marks of a clause that points back at the rule, or none.
-
-    A clause about something else yields none. A clause that names the rule by anaphor but
-    adds content of its own ("waived that restriction for the beta cohort") is SCOPED.
-    """
-    refers = pointed = foreign = False
-    classes: Counter[Modality] = Counter()
-    for analysis, index in clause:
-        mark = analysis.mark_at[index]
-        token = analysis.tokens[index]
-        key = analysis.keys[index]
-        if mark >= 0 and analysis.marks[mark].start == index:
-            classes[analysis.marks[mark].modality] += 1
-        if token in ANAPHORS or (ctx.part.classes[_M.ONLY] and token in _ONLY_WORDS):
-            refers = pointed = True  # "other buckets" points back at an exclusive rule
-        elif key in ctx.part.family or stem(token) in RULE_NOUNS:
-            refers = True
-        elif key is not None and not key.startswith("~") and mark < 0 and key not in GENERIC:
-            foreign = True
-    if not refers or (foreign and not pointed):
-        return Counter()
-    if foreign:
-        classes[SCOPED] += 1
-    if pointed:
-        classes[POINTED] += 1
-    return classes
-
-
 def lost_modality(ctx: Context) -> list[str]:
     part, w = ctx.part.classes, ctx.w_classes
     lost = []
@@ -394,7 +317,7 @@ def only_by_negation(ctx: Context) -> bool:
     if not any(ctx.w_classes[m] for m in (_M.NEGATION, _M.FORBID)):
         return False
     words = {ctx.win.tokens[i] for i in ctx.region_tokens}
-    return bool(words & _ONLY_WORDS) or bool(ctx.w_classes[_M.CONDITION])
+    return bool(words & ONLY_WORDS) or bool(ctx.w_classes[_M.CONDITION])
 
 
 def read_only_kept(ctx: Context) -> bool:

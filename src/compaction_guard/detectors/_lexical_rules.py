@@ -25,16 +25,10 @@ from compaction_guard.detectors._lexical_context import (
     missing_values,
     names_core,
 )
-from compaction_guard.detectors._lexical_damage import (
-    anchor_diff,
-    changed_identifier,
-    hedge,
-    lifted,
-    modality_loss,
-    polarity,
-)
+from compaction_guard.detectors._lexical_damage import hedge, lifted, modality_loss, polarity
 from compaction_guard.detectors._lexical_lexicon import GENERIC, RELATIONS, REPORTING, STOPWORDS
 from compaction_guard.detectors._lexical_modality import STRONG, Modality
+from compaction_guard.detectors._lexical_mutation import anchor_diff, changed_identifier
 from compaction_guard.detectors._lexical_text import canonical
 from compaction_guard.normalize import stem
 from compaction_guard.taxonomy import Kind, Site

@@ -1,0 +1,242 @@
+"""The anchor_diff rule: a value, name or bound term of the rule replaced by another.
+
+It also holds the word-by-word walk that tells a restatement of the rule (which may
+outweigh a certified copy) from a mere mention.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from compaction_guard.anchors import are_siblings, comparable, values_equal
+from compaction_guard.detectors._lexical_context import (
+    MAX_GAP,
+    STRONG_COVERAGE,
+    Context,
+    Reading,
+    is_name,
+    names_in,
+)
+from compaction_guard.detectors._lexical_lexicon import RELATIONS, STOPWORDS
+from compaction_guard.taxonomy import Kind
+
+if TYPE_CHECKING:
+    from compaction_guard.anchors import Value
+    from compaction_guard.detectors._lexical_text import Analysis
+
+__all__ = ["anchor_diff", "changed_identifier", "restates"]
+
+_SLOT_REACH = 6
+
+
+def anchor_diff(ctx: Context) -> Reading | None:
+    """Find a value, identifier or bound term of the constraint replaced by another."""
+    for check in (_changed_value, changed_identifier, _substituted_word):
+        reading = check(ctx)
+        if reading is not None:
+            return reading
+    return None
+
+
+def _changed_value(ctx: Context) -> Reading | None:
+    """Find a value of the rule restated as another value of the same kind."""
+    if not ctx.topical:
+        return None
+    # Without the rule's force a different value is a measurement ("spent $120 so far"
+    # for "cap $500"), unless it sits in the same frame ("every 180 days" for "every 90").
+    loose = bool(ctx.lost) and ctx.al.coverage < STRONG_COVERAGE
+    c_values = ctx.part.analysis.values
+    for wanted in c_values:
+        if any(values_equal(wanted, found) for found in ctx.region_values):
+            continue
+        rivals = [
+            found
+            for found in ctx.region_values
+            if comparable(wanted, found) and not any(values_equal(c, found) for c in c_values)
+        ]
+        for found in rivals:
+            if loose and not _same_frame(ctx, wanted, found):
+                continue
+            alone = len(rivals) == 1 and ctx.al.coverage >= STRONG_COVERAGE
+            if _slot_aligned(ctx, wanted, found) or (alone and ctx.al.matched_keys >= 2):  # noqa: PLR2004
+                return _mutated(ctx, wanted.surface, found.surface, "value changed")
+    return None
+
+
+def _same_frame(ctx: Context, wanted: Value, found: Value) -> bool:
+    """Tell whether the same word stands before both values ("every 90", "every 180")."""
+    before = _word_before(ctx.part.analysis, wanted.start)
+    return before is not None and before == _word_before(ctx.win, found.start)
+
+
+def _word_before(analysis: Analysis, start: int) -> str | None:
+    for index in range(start - 1, max(-1, start - 3), -1):
+        word = analysis.tokens[index]
+        if word not in STOPWORDS or word in RELATIONS:
+            return word
+    return None
+
+
+def _slot_aligned(ctx: Context, wanted: Value, found: Value) -> bool:
+    before = [i for i in ctx.al.matches if i < wanted.start]
+    after = [i for i in ctx.al.matches if i >= wanted.end]
+    if not before and not after:
+        return False
+    left = ctx.al.matches[max(before)] if before else None
+    right = ctx.al.matches[min(after)] if after else None
+    if left is not None and found.start <= left:
+        return False
+    if right is not None and found.start >= right:
+        return False
+    near = [abs(found.start - p) for p in (left, right) if p is not None]
+    return min(near) <= _SLOT_REACH
+
+
+def changed_identifier(ctx: Context) -> Reading | None:
+    """Find a name of the rule replaced by a sibling name in a restatement of the rule.
+
+    `orders_prod` replaced by `orders_prod_archive`, `.env` by `.env.example`.
+    """
+    tokens = ctx.part.analysis.tokens
+    for index, weight in zip(ctx.part.content, ctx.part.weights, strict=True):
+        token = tokens[index]
+        if index in ctx.al.matches or not is_name(token):
+            continue
+        sibling = _sibling(ctx, token)
+        if sibling is None:
+            continue
+        rest = (ctx.al.coverage * ctx.part.total) / max(ctx.part.total - weight, 1.0)
+        # A restatement keeps every other word, so only then is the walk worth it.
+        if rest >= 1.0 - 1e-9 and _one_replacement(ctx) == (token, sibling):
+            return _mutated(ctx, token, sibling, "identifier replaced", strong=True)
+        if rest >= STRONG_COVERAGE and ctx.al.matched_keys >= 2 and not ctx.lost:  # noqa: PLR2004
+            return _mutated(ctx, token, sibling, "identifier replaced")
+    return None
+
+
+def _sibling(ctx: Context, token: str) -> str | None:
+    region = set(ctx.region_tokens)
+    for position, found in names_in(ctx.win.tokens):
+        if position in region and found != token and are_siblings(token, found):
+            return found
+    return None
+
+
+def _substituted_word(ctx: Context) -> Reading | None:
+    """One content word or name swapped in an otherwise near-verbatim sentence."""
+    if ctx.al.complete or not ctx.topical:
+        return None
+    replaced = _one_replacement(ctx)
+    if replaced is None:
+        return None
+    wanted, found = replaced
+    return _mutated(ctx, wanted, found, "a bound term replaced", strong=True)
+
+
+def _one_replacement(ctx: Context) -> tuple[str, str] | None:
+    part = ctx.part.analysis
+    wanted = list(ctx.part.significant)
+    if len(wanted) < 3:  # noqa: PLR2004 - too short to tell a swap from a rewrite
+        return None
+    win = ctx.win
+    for start in range(len(win.tokens)):
+        if win.clauses[start] not in ctx.al.topic_clauses:
+            continue
+        found = _walk(part, wanted, win, start)
+        if found is not None:
+            return found
+    return None
+
+
+def _walk(part: Analysis, wanted: list[int], win: Analysis, start: int) -> tuple[str, str] | None:
+    """Match `wanted` from `start`, allowing stopword insertions and one replacement."""
+    found = _match(part, wanted, win, start, budget=1, replaceable=_replaceable)
+    if not found:
+        return None  # no match, or a match with nothing replaced
+    index, position = found[0]
+    return part.tokens[index], win.tokens[position]
+
+
+def restates(ctx: Context) -> bool:
+    """Tell whether the window says the part again word for word, up to two changed words.
+
+    Only such a restatement (the changed value, name or force word aside) outweighs a
+    certified copy elsewhere in the summary: "spent $120 of the cap" does not.
+    """
+    wanted = list(ctx.part.significant)
+    if len(wanted) < 3:  # noqa: PLR2004 - too short to tell a restatement from a mention
+        return ctx.al.coverage >= STRONG_COVERAGE
+    part, win = ctx.part.analysis, ctx.win
+    return any(
+        _match(part, wanted, win, start, budget=2, replaceable=_any_word) is not None
+        for start in range(len(win.tokens))
+        if win.clauses[start] in ctx.al.topic_clauses
+    )
+
+
+def _any_word(_part: Analysis, _index: int, _win: Analysis, _position: int) -> bool:
+    return True
+
+
+def _match(
+    part: Analysis,
+    wanted: list[int],
+    win: Analysis,
+    start: int,
+    *,
+    budget: int,
+    replaceable: Any,
+) -> list[tuple[int, int]] | None:
+    """Depth-first: match, else skip an inserted function word, else replace (`budget`).
+
+    Return the replaced (part index, window position) pairs, or None when it fails.
+    """
+
+    def go(at: int, position: int, gap: int, replaced: list[tuple[int, int]]) -> Any:
+        if at == len(wanted):
+            return replaced
+        if position >= len(win.tokens) or gap > MAX_GAP:
+            return None
+        index = wanted[at]
+        if _same(part, index, win, position):
+            return go(at + 1, position + 1, gap, replaced)
+        token = win.tokens[position]
+        if token in STOPWORDS and token not in RELATIONS:
+            skipped = go(at, position + 1, gap + 1, replaced)
+            if skipped is not None:
+                return skipped
+        if len(replaced) < budget and replaceable(part, index, win, position):
+            return go(at + 1, position + 1, gap, [*replaced, (index, position)])
+        return None
+
+    found: list[tuple[int, int]] | None = go(0, start, 0, [])
+    return found
+
+
+def _same(part: Analysis, index: int, win: Analysis, position: int) -> bool:
+    key = part.keys[index]
+    if key is not None and not key.startswith("~"):
+        return win.keys[position] == key
+    return part.tokens[index] == win.tokens[position]
+
+
+def _replaceable(part: Analysis, index: int, win: Analysis, position: int) -> bool:
+    """Tell whether a content word or name may stand replaced here (force words may not)."""
+    key = part.keys[index]
+    if key is None or key.startswith("~") or part.mark_at[index] >= 0:
+        return False
+    token = win.tokens[position]
+    if win.mark_at[position] >= 0 or token in RELATIONS or win.keys[position] is None:
+        return False
+    return any(v.start <= index < v.end for v in part.values) is False
+
+
+def _mutated(ctx: Context, wanted: str, found: str, why: str, *, strong: bool = False) -> Reading:
+    strong = strong or restates(ctx)
+    return ctx.reading(
+        Kind.MUTATED,
+        "anchor_diff",
+        explicit=True,
+        strong=strong,
+        evidence={"why": why, "expected": wanted, "found": found},
+    )

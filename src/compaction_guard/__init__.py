@@ -30,7 +30,7 @@ from compaction_guard.errors import (
 )
 from compaction_guard.guard import Guard, check, default_detectors
 from compaction_guard.invariant import Invariant, InvariantId, invariant_id
-from compaction_guard.report import BlockBudget, CompactionReport, Finding, Removal
+from compaction_guard.report import BlockBudget, CompactionReport, Finding, Removal, Report
 from compaction_guard.taxonomy import (
     GATING_KINDS,
     SEVERITY_ORDER,
@@ -79,6 +79,7 @@ __all__ = [
     "RegistryError",
     "Removal",
     "Rendering",
+    "Report",
     "Segment",
     "Severity",
     "Site",

@@ -22,7 +22,7 @@ from compaction_guard.taxonomy import (
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-__all__ = ["BlockBudget", "CompactionReport", "Finding", "Removal"]
+__all__ = ["BlockBudget", "CompactionReport", "Finding", "Removal", "Report"]
 
 _REPORT_FORMAT = 1
 
@@ -205,3 +205,7 @@ class CompactionReport:
             msg = "a report is a JSON object; pass the output of CompactionReport.to_json()"
             raise TypeError(msg)
         return cls.from_dict(data)
+
+
+# The seed's README calls it `Report` in one place (`Report.to_json()`); both names work.
+Report = CompactionReport

@@ -154,10 +154,22 @@ def nli_extras() -> None:
 def test_nli_missing_extra_names_the_install_command(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, module: str
 ) -> None:
+    for other in ("numpy", "onnxruntime", "tokenizers"):
+        if other != module:
+            pytest.importorskip(other, reason="only the blocked module may be missing here")
     monkeypatch.setitem(sys.modules, module, None)
     reason = NLIDetector(tmp_path).unavailable
     assert reason is not None
     assert f"needs {module};" in reason
+    assert "pip install 'compaction-guard[nli]'" in reason
+
+
+def test_nli_unavailable_names_the_extra_whatever_is_missing(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)
+    reason = NLIDetector(tmp_path).unavailable
+    assert reason is not None
     assert "pip install 'compaction-guard[nli]'" in reason
 
 

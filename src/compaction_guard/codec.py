@@ -42,7 +42,7 @@ from compaction_guard.view import Segment
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Hashable, Sequence
 
-__all__ = ["SHAPES", "AutoCodec", "ContextCodec", "Rendering"]
+__all__ = ["SHAPES", "AutoCodec", "ContextCodec", "Rendering", "without_guard_blocks"]
 
 SHAPES: Final = (
     "str",
@@ -295,10 +295,12 @@ def _clean_part(part: object, *, kept: bool) -> object | None:
     return part
 
 
-def _clean_content(content: object, *, kept: bool) -> object | None:
-    """Return content without the guard's blocks; None when nothing is left.
+def without_guard_blocks(content: object, *, kept: bool = False) -> object | None:
+    """Return message content (a str or a list of parts) without the guard's blocks.
 
-    Returns the same object when there was nothing to remove.
+    Returns the same object when there was nothing to remove and None when nothing else
+    was in it. With `kept`, only text that is nothing but blocks is removed. Codecs for
+    other message types (integrations) use this to remove blocks the way AutoCodec does.
     """
     if isinstance(content, str):
         cleaned = _clean_text(content, kept=kept)
@@ -319,7 +321,7 @@ def _without_blocks(seq: Sequence[Any], keep: Collection[int]) -> list[Any]:
         if item.get("role") in TOOL_ROLES or item.get("type", "message") != "message":
             out.append(item)
             continue
-        cleaned = _clean_content(content, kept=index in keep)
+        cleaned = without_guard_blocks(content, kept=index in keep)
         if cleaned is content:
             out.append(item)
         elif cleaned is not None:
@@ -395,7 +397,8 @@ def _inject_objects(seq: Sequence[Any], block: str, keep: Collection[int]) -> li
         role = object_turn(item)[0]
         template = item if role in USER_ROLES else template
         content = item.content
-        cleaned = content if role in TOOL_ROLES else _clean_content(content, kept=index in keep)
+        kept = index in keep
+        cleaned = content if role in TOOL_ROLES else without_guard_blocks(content, kept=kept)
         if cleaned is content:
             out.append(item)
         elif cleaned is not None:

@@ -13,8 +13,7 @@ from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
 from compaction_guard._extras import require
-from compaction_guard.block import strip_edge_blocks
-from compaction_guard.codec import AutoCodec, ContextCodec, Rendering
+from compaction_guard.codec import AutoCodec, ContextCodec, Rendering, without_guard_blocks
 from compaction_guard.errors import CodecError
 
 require("langchain", extra="langchain", feature="compaction_guard.integrations.langchain")
@@ -239,37 +238,12 @@ def _without_block(message: BaseMessage, *, kept: bool) -> BaseMessage | None:
     if isinstance(message, ToolMessage):
         return message
     content = message.content
-    if isinstance(content, str):
-        cleaned: str | list[Any] = _clean_text(content, kept=kept)
-    else:
-        parts = [_clean_part(part, kept=kept) for part in content]
-        if all(new is old for new, old in zip(parts, content, strict=True)):
-            return message
-        cleaned = [part for part in parts if part is not None]
+    cleaned = without_guard_blocks(content, kept=kept)
     if cleaned is content:
         return message
     if cleaned or (isinstance(message, AIMessage) and message.tool_calls):
         return message.model_copy(update={"content": cleaned or ""})
     return None
-
-
-def _clean_part(part: object, *, kept: bool) -> object | None:
-    if isinstance(part, str):
-        return _clean_text(part, kept=kept) or None
-    if isinstance(part, Mapping) and part.get("type") == "text":
-        text = part.get("text")
-        if isinstance(text, str):
-            cleaned = _clean_text(text, kept=kept)
-            if cleaned is text:
-                return part
-            return {**part, "text": cleaned} if cleaned else None
-    return part
-
-
-def _clean_text(text: str, *, kept: bool) -> str:
-    # A kept message is the caller's own text: only a text that is nothing but blocks goes.
-    cleaned = strip_edge_blocks(text)
-    return text if kept and cleaned else cleaned
 
 
 def _block_position(messages: Sequence[BaseMessage]) -> int:

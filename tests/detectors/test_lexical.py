@@ -144,6 +144,35 @@ def test_lexical_hedge_wrapped_around_exact_text_is_weakened() -> None:
     assert (found.kind, found.rule) == (Kind.WEAKENED, "hedge")
 
 
+@pytest.mark.parametrize(
+    "summary",
+    [
+        f"Soft preference from the user: {NO_PUSH}",
+        f"Team guidelines: {NO_PUSH}",
+        f"Optional: {NO_PUSH}",
+        f"{NO_PUSH[:-1]} (nice to have).",
+        f"Suggestions from the design review:\n- {NO_PUSH}",
+    ],
+)
+def test_lexical_label_headed_by_a_wish_weakens_an_exact_copy(summary: str) -> None:
+    found = verdict(NO_PUSH, view(summary))
+    assert (found.kind, found.rule) == (Kind.WEAKENED, "hedge")
+
+
+@pytest.mark.parametrize(
+    "label",
+    ["Constraint:", "Rule from the user:", "Reminder:", "User requirement:", "Not optional:"],
+)
+def test_lexical_neutral_label_keeps_an_exact_copy_preserved(label: str) -> None:
+    assert verdict(NO_PUSH, view(f"{label} {NO_PUSH}")).kind is Kind.PRESERVED
+
+
+def test_lexical_label_whose_head_is_a_topic_does_not_hedge() -> None:
+    """ "Recommendations service:" names a service; its head is not a wish."""
+    rule = "Cache responses for at most 5 minutes."
+    assert verdict(rule, view(f"Recommendations service: {rule}")).kind is Kind.PRESERVED
+
+
 def test_lexical_permission_replacing_a_prohibition_is_contradicted() -> None:
     found = verdict(NO_PUSH, view("The agent may push directly to main."))
     assert (found.kind, found.rule) == (Kind.CONTRADICTED, "polarity")

@@ -10,6 +10,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from compaction_guard.detectors._lexical_context import ONLY_WORDS
+from compaction_guard.detectors._lexical_frame import WISH
 from compaction_guard.detectors._lexical_lexicon import ANAPHORS, GENERIC, RULE_NOUNS
 from compaction_guard.detectors._lexical_modality import Modality
 from compaction_guard.normalize import stem
@@ -60,8 +61,11 @@ def _heading_marks(heading: Analysis) -> Counter[Modality]:
     """Return the marks of a heading over the rule's list, unless it names a topic.
 
     "Soft preferences (best effort):" governs every item under it; "Billing:" does not
-    speak about force at all.
+    speak about force at all. A heading headed by a wish ("Suggestions from the design
+    review:") hedges its list whatever else it names.
     """
+    if any(frame.kind == WISH for frame in heading.frames):
+        return Counter({_M.HEDGE: 1})
     for index, key in enumerate(heading.keys):
         topical = key is not None and not key.startswith("~") and key not in GENERIC
         if topical and heading.mark_at[index] < 0:

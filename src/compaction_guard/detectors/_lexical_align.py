@@ -14,8 +14,10 @@ from collections import Counter
 from dataclasses import dataclass
 
 from compaction_guard.anchors import comparable, is_identifier, is_soft_identifier
+from compaction_guard.detectors._lexical_frame import TOPIC, WISH
 from compaction_guard.detectors._lexical_index import key_weight, lookup_keys
 from compaction_guard.detectors._lexical_lexicon import (
+    CONDITIONALS,
     GENERIC,
     READ_VERBS,
     RELATIONS,
@@ -336,14 +338,31 @@ def _region(window: Analysis, topic: frozenset[int]) -> frozenset[int]:
         if key is not None:
             has_content.add(clause)
     region = set(topic)
+    # A label that names a topic ("Recommendations service:") frames nothing.
+    named = {
+        window.clauses[i] for f in window.frames if f.kind == TOPIC for i in range(f.start, f.end)
+    }
     for clause, first in first_token.items():
         if clause not in has_content:
             region.add(clause)
             continue
         mark = window.mark_at[first]
-        if mark >= 0 and window.marks[mark].modality in _FRAMING:
+        opens = mark >= 0 and window.marks[mark].modality in _FRAMING
+        if (opens or _leads_condition(window, first)) and clause not in named:
             region.add(clause)
+    for frame in window.frames:
+        # A hedging label frames every clause it governs, whatever words it holds.
+        scope = range(frame.scope_start, frame.scope_end)
+        if frame.kind == WISH and any(window.clauses[i] in topic for i in scope):
+            region.update(window.clauses[i] for i in range(frame.start, frame.end))
     return frozenset(region)
+
+
+def _leads_condition(window: Analysis, first: int) -> bool:
+    """Tell whether a clause opens the sentence with a subordinator ("Where it fits, ...")."""
+    return (
+        first == 0 and window.tokens[0] in CONDITIONALS and window.clauses[-1] != window.clauses[0]
+    )
 
 
 def region_marks(window: Analysis, alignment: Alignment) -> list[Mark]:

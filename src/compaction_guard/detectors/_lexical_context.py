@@ -22,8 +22,10 @@ from compaction_guard.anchors import (
 from compaction_guard.detectors._lexical_align import region_marks
 from compaction_guard.detectors._lexical_lexicon import (
     ANTONYMS,
+    CONDITIONALS,
     OPPOSITE_ACTS,
     READ_VERBS,
+    SUBORDINATORS,
     WRITE_VERBS,
 )
 from compaction_guard.detectors._lexical_modality import NEGATIVE, STRONG, Mark, Modality
@@ -61,9 +63,6 @@ TOPIC_COVERAGE = 0.5
 STRONG_COVERAGE = 0.75
 MAX_GAP = 3
 _M = Modality
-_SUBORDINATORS = frozenset(
-    {"if", "unless", "when", "whenever", "where", "wherever", "while", "as", "provided", "so"},
-)
 ONLY_WORDS = frozenset(
     {"other", "else", "besides", "outside", "anything", "except", "another", "anyone", "elsewhere"},
 )
@@ -230,6 +229,10 @@ def build_context(part: Part, window: Window, al: Alignment) -> Context:
         region_tokens=tokens,
         region_values=values,
     )
+    if _added_condition(part, win, al):
+        # "Where the schedule allows it, <rule>": a leading clause that sets a condition
+        # the rule does not have, without a condition word of its own.
+        ctx.w_classes[_M.CONDITION] += 1
     if part.classes[_M.READONLY] and not ctx.w_classes[_M.READONLY] and no_writes(ctx):
         # "no writes to X" says "X is read-only": its negation is part of the restriction.
         ctx.w_classes[_M.READONLY] += 1
@@ -241,6 +244,15 @@ def build_context(part: Part, window: Window, al: Alignment) -> Context:
         if ctx.counted:
             ctx.w_parity ^= 1
     return ctx
+
+
+def _added_condition(part: Part, win: Analysis, al: Alignment) -> bool:
+    lead = win.clauses[0] if win.tokens else -1
+    if lead not in al.region or lead in al.topic_clauses or win.mark_at[0] >= 0:
+        return False
+    if win.tokens[0] not in CONDITIONALS or part.classes[_M.CONDITION]:
+        return False
+    return not CONDITIONALS & set(part.analysis.tokens)
 
 
 def _swaps(ctx: Context, table: dict[str, frozenset[str]]) -> list[str]:
@@ -272,7 +284,7 @@ def _framing(win: Analysis, clause: int) -> bool:
     mark = win.mark_at[first]
     if mark >= 0 and win.marks[mark].modality in (_M.CONDITION, _M.HEDGE):
         return True
-    return win.tokens[first] in _SUBORDINATORS
+    return win.tokens[first] in SUBORDINATORS
 
 
 def force_offered(part: Part) -> bool:

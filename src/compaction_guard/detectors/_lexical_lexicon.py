@@ -11,6 +11,7 @@ from compaction_guard.normalize import stem
 __all__ = [
     "ANAPHORS",
     "ANTONYMS",
+    "CONDITIONALS",
     "GENERIC",
     "LIGHT",
     "OPPOSITE_ACTS",
@@ -19,6 +20,7 @@ __all__ = [
     "REPORTING",
     "RULE_NOUNS",
     "STOPWORDS",
+    "SUBORDINATORS",
     "WRITE_VERBS",
     "concept",
 ]
@@ -101,6 +103,12 @@ RULE_NOUNS = _stems(
     guideline guardrail condition directive mandate freeze block lock cap budget
     """,
 )
+# Words that open a subordinate clause: a clause they open frames the rule next to it.
+SUBORDINATORS = frozenset(
+    {"if", "unless", "when", "whenever", "where", "wherever", "while", "as", "provided", "so"},
+)
+# Subordinators that set a condition on the clause they lead up to.
+CONDITIONALS = frozenset({"if", "unless", "when", "whenever", "where", "wherever", "while"})
 ANAPHORS = frozenset({"this", "that", "it", "these", "those", "which", "such"})
 WRITE_VERBS = _stems(
     """

@@ -223,6 +223,33 @@ _PHRASES: dict[Modality, tuple[str, ...]] = {
         """,
     ),
 }
+# A wish word in front of a rule noun makes the noun a wish ("soft requirement",
+# "non-binding limit"); the adjective alone ("soft delete") stays a word.
+_WISH_ADJECTIVES = _phrases(
+    "soft, loose, informal, tentative, aspirational, optional, non-binding, nonbinding, "
+    "unofficial, voluntary",
+)
+_RULE_NOUNS = _phrases(
+    "requirement, rule, constraint, limit, cap, deadline, target, goal, preference, "
+    "guideline, policy, ask, request, budget, threshold, maximum, minimum, ceiling, quota, "
+    "norm, standard",
+)
+_PHRASES[_M.HEDGE] += tuple(
+    f"{adjective} {noun}{plural}"
+    for adjective in _WISH_ADJECTIVES
+    for noun in _RULE_NOUNS
+    for plural in ("", "s")
+)
+_PHRASES[_M.HEDGE] += _phrases(
+    """
+    suggestion, recommendation, wish, wishes, wishlist, wish list, non-binding, nonbinding,
+    not binding, aspirational, aspiration, stretch goal, stretch goals, time permitting,
+    if time permits, when time permits, if time allows, where convenient,
+    at your convenience, if you get a chance, when you get a chance, where reasonable,
+    if reasonable, when reasonable, nice-to-have, good to have, good-to-have, convenient,
+    convenience
+    """,
+)
 # Relations that bind a value only when one follows ("under $500", "over 3 retries").
 _VALUE_BOUND: dict[Modality, tuple[str, ...]] = {
     _M.MAX: _phrases(

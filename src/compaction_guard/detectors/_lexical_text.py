@@ -18,6 +18,7 @@ from compaction_guard.anchors import (
     is_identifier,
     is_soft_identifier,
 )
+from compaction_guard.detectors._lexical_frame import Frame, find_frames, reframe
 from compaction_guard.detectors._lexical_lexicon import LIGHT, STOPWORDS, concept
 from compaction_guard.detectors._lexical_modality import Mark, Modality, find_modality
 from compaction_guard.normalize import stem, tokenize
@@ -54,6 +55,7 @@ class Analysis:
     mark_at: tuple[int, ...]
     clauses: tuple[int, ...]
     positions: dict[str, list[int]]
+    frames: tuple[Frame, ...] = ()
 
 
 @functools.lru_cache(maxsize=131072)
@@ -83,7 +85,9 @@ def analyse(text: str) -> Analysis:
             tokens.extend(found)
             clauses.extend([number] * len(found))
     values = extract_values(tokens)
-    marks = find_modality(tokens)
+    raw_marks = find_modality(tokens)
+    frames = find_frames(text, tokens, raw_marks, clauses)
+    marks = reframe(raw_marks, frames)
     keys: list[str | None] = [token_key(token) for token in tokens]
     mark_at = [-1] * len(tokens)
     for number, mark in enumerate(marks):
@@ -107,6 +111,7 @@ def analyse(text: str) -> Analysis:
         marks=marks,
         mark_at=mark_at,
         clauses=clauses,
+        frames=frames,
     )
 
 
@@ -119,6 +124,7 @@ def _build(
     marks: tuple[Mark, ...],
     mark_at: list[int],
     clauses: list[int],
+    frames: tuple[Frame, ...] = (),
 ) -> Analysis:
     positions: dict[str, list[int]] = {}
     for index, key in enumerate(keys):
@@ -133,6 +139,7 @@ def _build(
         tuple(mark_at),
         tuple(clauses),
         positions,
+        frames,
     )
 
 
@@ -193,6 +200,7 @@ def join(parts: tuple[Analysis, ...]) -> Analysis:
     marks: list[Mark] = []
     mark_at: list[int] = []
     clauses: list[int] = []
+    frames: list[Frame] = []
     clause_base = 0
     for part in parts:
         shift = len(tokens)
@@ -203,6 +211,12 @@ def join(parts: tuple[Analysis, ...]) -> Analysis:
         marks.extend(Mark(m.modality, m.start + shift, m.end + shift) for m in part.marks)
         mark_at.extend(index + mark_base if index >= 0 else -1 for index in part.mark_at)
         clauses.extend(clause + clause_base for clause in part.clauses)
+        frames.extend(
+            Frame(
+                f.kind, f.start + shift, f.end + shift, f.scope_start + shift, f.scope_end + shift
+            )
+            for f in part.frames
+        )
         clause_base += (max(part.clauses) + 1) if part.clauses else 1
     text = " ".join(part.text for part in parts)
     return _build(
@@ -213,6 +227,7 @@ def join(parts: tuple[Analysis, ...]) -> Analysis:
         marks=tuple(marks),
         mark_at=mark_at,
         clauses=clauses,
+        frames=tuple(frames),
     )
 
 

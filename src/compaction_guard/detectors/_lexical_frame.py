@@ -1,0 +1,182 @@
+"""Frames: a label or a bare trailing remark that says what kind of statement a rule is.
+
+"Soft preference from the user: <rule>", "Guideline: <rule>", "<rule> (optional)". A
+frame whose head word is a hedge reframes the obligation it governs as a wish, whatever
+the rule's own words say. See docs/DESIGN.md, "Lexical layer".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from compaction_guard.detectors._lexical_lexicon import RELATIONS, STOPWORDS
+from compaction_guard.detectors._lexical_modality import Mark, Modality
+from compaction_guard.normalize import tokenize
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+__all__ = ["FIRM", "TOPIC", "WISH", "Frame", "find_frames", "reframe"]
+
+_M = Modality
+# A label: up to the first ": " (or a spaced dash), optionally with a parenthetical in
+# it; or a parenthetical that opens the sentence.
+_LEAD = re.compile(
+    r"^(?:\((?P<paren>[^()]{1,80})\)\s"
+    r"|(?P<label>[^:;()\"]{1,80}?(?:\s?\([^()]{0,60}\))?)(?::(?=\s|$)|\s-{1,3}\s))",
+)
+# A bare remark that closes the sentence: "(best effort)", ", if possible", "-- ideally".
+_TRAIL = re.compile(
+    r"(?:\((?P<paren>[^()]{1,60})\)|(?:[,;]|\s-{1,3})\s+(?P<tail>[^,;()]{1,40}?))\W*$",
+)
+_MAX_LABEL = 8
+# A frame that carries these is about force or lifting, not a wish.
+_UNDOING = frozenset({_M.LIFT, _M.LIFT_VERB, _M.OBLIGE})
+_WISH = frozenset({_M.HEDGE, _M.OPTIONAL})
+_BARE = frozenset({"a", "an", "the", "this", "is", "just"})
+_TEMPORAL = frozenset({"now", "anymore", "longer"})
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """A label or remark at tokens [start, end) that governs [scope_start, scope_end).
+
+    `kind` is WISH (it hedges the rule), FIRM (a negated wish: "Not a suggestion:") or
+    TOPIC (a label that names a thing: "Recommendations service:").
+    """
+
+    kind: str
+    start: int
+    end: int
+    scope_start: int
+    scope_end: int
+
+
+WISH, FIRM, TOPIC = "wish", "firm", "topic"
+
+
+@dataclass(frozen=True, slots=True)
+class _Words:
+    tokens: Sequence[str]
+    marks: Sequence[Mark]
+    mark_at: list[int]
+    clauses: Sequence[int]
+
+
+def find_frames(
+    text: str, tokens: Sequence[str], marks: Sequence[Mark], clauses: Sequence[int]
+) -> tuple[Frame, ...]:
+    """Return the hedging frames of one sentence: a leading label and a trailing remark.
+
+    A label frames the rule when its head word (the last word before a relation word
+    or a bracket) is a hedge or `optional`, and it holds no negation, obligation or
+    lifting word ("Not optional:", "Hard rule:", "Now optional:" do not hedge). A
+    trailing remark must be bare: wish words only ("(best effort)", ", if possible").
+    """
+    mark_at = [-1] * len(tokens)
+    for number, mark in enumerate(marks):
+        for position in range(mark.start, min(mark.end, len(tokens))):
+            mark_at[position] = number
+    words = _Words(tokens, marks, mark_at, clauses)
+    frames: list[Frame] = []
+    lead = _LEAD.match(text)
+    if lead:
+        end = len(tokenize(text[: lead.end()]))
+        # A label that ends the text is a heading: it governs the lines under it.
+        heading = end == len(tokens) and lead.group("label") is not None
+        kind = _label_kind(words, 0, end) if 0 < end <= _MAX_LABEL else None
+        if kind is not None and (end < len(tokens) or heading):
+            frames.append(Frame(kind, 0, end, end, len(tokens)))
+    trail = _TRAIL.search(text)
+    if trail:
+        start = len(tokenize(text[: trail.start()]))
+        bare = all(mark_at[i] >= 0 or tokens[i] in _BARE for i in range(start, len(tokens)))
+        kind = _label_kind(words, start, len(tokens)) if bare and 0 < start < len(tokens) else None
+        if kind == WISH:
+            frames.append(Frame(WISH, start, len(tokens), 0, start))
+    return tuple(frames)
+
+
+def reframe(marks: Sequence[Mark], frames: Sequence[Frame]) -> tuple[Mark, ...]:
+    """Return `marks` as the frames read them.
+
+    Inside a wish frame every mark is a hedge: "Optional: <rule>" says the rule is a
+    wish; it does not negate the rule's predicate. Inside a firm frame ("Not a
+    suggestion:") the marks restate the rule's force and count for nothing.
+    """
+    read = {WISH: _M.HEDGE, FIRM: _M.ABSORBED}
+    kept = [f for f in frames if f.kind in read]
+    if not kept:
+        return tuple(marks)
+    result = []
+    for mark in marks:
+        frame = next((f for f in kept if f.start <= mark.start < f.end), None)
+        result.append(mark if frame is None else Mark(read[frame.kind], mark.start, mark.end))
+    return tuple(result)
+
+
+def _label_kind(words: _Words, start: int, end: int) -> str | None:
+    """Return what a label at [start, end) is: a wish, a firm (negated) wish, a topic, or None."""
+    head = _head(words, start, end)
+    if head is None:
+        return None
+    marks, mark_at = words.marks, words.mark_at
+    if mark_at[head] < 0:
+        # "Preferred vendors:" hedges its head noun; "Recommendations service:" names one.
+        before = {mark_at[i] for i in range(start, head) if mark_at[i] >= 0}
+        if any(_is_wish_adjective(words, i) for i in range(start, head)):
+            return WISH
+        named = bool(before) and all(marks[m].modality in _WISH for m in before)
+        return TOPIC if named else None
+    if marks[mark_at[head]].modality not in _WISH:
+        return None
+    if _negated_head(words, start, head):
+        return FIRM
+    return None if _undone(words, start, end) else WISH
+
+
+def _undone(words: _Words, start: int, end: int) -> bool:
+    """Tell whether a force or lifting word, or a time word, in the frame undoes its wish."""
+    inside = {words.mark_at[i] for i in range(start, end) if words.mark_at[i] >= 0}
+    if any(words.marks[m].modality in _UNDOING for m in inside):
+        return True
+    return any(words.tokens[i] in _TEMPORAL for i in range(start, end))
+
+
+def _negated_head(words: _Words, start: int, head: int) -> bool:
+    """Tell whether a negation stands right before the head's phrase ("not a suggestion")."""
+    first = words.marks[words.mark_at[head]].start
+    before = first - 1
+    while before >= start and words.tokens[before] in _BARE | {"merely", "simply", "only"}:
+        before -= 1
+    if before < start or words.mark_at[before] < 0:
+        return False
+    return words.marks[words.mark_at[before]].modality in (_M.NEGATION, _M.FORBID)
+
+
+def _is_wish_adjective(words: _Words, index: int) -> bool:
+    mark = words.mark_at[index]
+    if mark < 0 or words.marks[mark].modality not in _WISH:
+        return False
+    word = words.tokens[index]
+    return word.endswith("ed") or word in _WISH_ADJECTIVES
+
+
+_WISH_ADJECTIVES = frozenset({"optional", "ideal", "preferable", "advisable", "soft"})
+
+
+def _head(words: _Words, start: int, end: int) -> int | None:
+    """Return the head of the frame's first phrase: its last word before a relation."""
+    head = None
+    for index in range(start, end):
+        if words.clauses[index] != words.clauses[start]:
+            break
+        inside = words.mark_at[index] >= 0
+        word = words.tokens[index]
+        if not inside and (word in RELATIONS or word == "of"):
+            break
+        if inside or word not in STOPWORDS:
+            head = index
+    return head

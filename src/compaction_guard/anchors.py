@@ -28,7 +28,9 @@ __all__ = [
     "is_identifier",
     "is_numeric",
     "is_soft_identifier",
+    "rate_of",
     "values_equal",
+    "with_rate",
 ]
 
 
@@ -173,7 +175,7 @@ VALUE_WORDS = frozenset(
     | {*_MULTIPLIERS, *_PERCENT, *_TIMEZONES, *_BARE_UNITS, *_WORD_NUMBERS, *_TIMES_WORDS}
     | _REGIONS
     | {*_MONTHS, *_WEEKDAYS, *(day + "s" for day in _WEEKDAYS)}
-    | {"am", "pm", "a.m", "p.m", "noon", "midday", "midnight", "per", "inches"},
+    | {"am", "pm", "a.m", "p.m", "noon", "midday", "midnight", "per", "inches", "times"},
 )
 
 
@@ -357,7 +359,8 @@ class _Reader:
         if len(self.at(end)) > 1 and self.at(end) in _MULTIPLIERS:
             amount, end = amount * _MULTIPLIERS[self.at(end)], end + 1
         if suffix in _PERCENT or self.at(end) in _PERCENT:
-            return self.make("percent", "percent", "", raw, end + (suffix == ""))
+            per, stop = self.per(end + (suffix == ""))
+            return self.make("percent", "percent", "", raw, stop, per=per)
         word = _singular(self.at(end))
         if currency is None and word in _CURRENCY_WORDS:
             currency, end = _CURRENCY_WORDS[word], end + 1
@@ -438,6 +441,46 @@ class _Reader:
             return None
         amount = first.amount * 10**6 + second.amount
         return self.make(first.kind, first.dimension + "-range", first.unit, amount, self.i + 1)
+
+
+# Adverbs that state a rate for the amount they go with ("daily spend of $250").
+_RATE_ADVERBS = {"hourly": "hour", "daily": "day", "nightly": "day", "weekly": "week"}
+_RATE_ADVERBS |= {"monthly": "month", "yearly": "year", "annually": "year", "annual": "year"}
+_RATED_KINDS = frozenset({"money", "number", "percent"})
+
+
+def rate_of(token: str) -> str | None:
+    """Return the rate denominator an adverb states (`daily` is `per day`), or None."""
+    unit = _RATE_ADVERBS.get(token)
+    if unit is None:
+        return None
+    dimension, factor = _UNITS[unit]
+    return f"{dimension}:{factor}"
+
+
+def with_rate(value: Value, per: str) -> Value:
+    """Return `value` read as a rate per `per`, when it is an amount stated without one.
+
+    "Daily API spend may not go above $250" states $250 per day. Durations, dates and
+    values that already carry a rate are returned unchanged.
+    """
+    if (
+        value.per
+        or value.kind not in _RATED_KINDS
+        or value.dimension not in {"money", "count", "percent"}
+    ):
+        return value
+    return Value(
+        value.kind,
+        value.dimension,
+        value.unit,
+        value.amount,
+        value.raw,
+        per,
+        value.surface,
+        value.start,
+        value.end,
+    )
 
 
 def values_equal(left: Value, right: Value) -> bool:

@@ -207,7 +207,7 @@ def stem(token: str) -> str:
 
     Tokens with digits or joiners are returned unchanged: identifiers are compared whole.
     """
-    token = token.removesuffix("'s")
+    token = token.removesuffix("'s").removesuffix("'d").removesuffix("'ed")
     if token in _IRREGULAR:
         return _IRREGULAR[token]
     if not token.isalpha() or len(token) <= 3:  # noqa: PLR2004 - short words stay whole

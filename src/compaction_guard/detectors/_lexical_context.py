@@ -167,8 +167,12 @@ class Context:
 
     @functools.cached_property
     def relation_swaps(self) -> list[str]:
-        """Relations of the rule swapped for their opposites ("before" for "after")."""
-        return _swaps(self, ANTONYMS)
+        """Relations of the rule swapped for their opposites ("before" for "after").
+
+        Words of a bound phrase ("at or below", "may not go above") are read as the
+        bound they make, which `bound_swap` compares; they are not relations here.
+        """
+        return _swaps(self, ANTONYMS, skip_bounds=True)
 
     @functools.cached_property
     def act_swaps(self) -> list[str]:
@@ -255,14 +259,39 @@ def _added_condition(part: Part, win: Analysis, al: Alignment) -> bool:
     return not CONDITIONALS & set(part.analysis.tokens)
 
 
-def _swaps(ctx: Context, table: dict[str, frozenset[str]]) -> list[str]:
+def _swaps(
+    ctx: Context, table: dict[str, frozenset[str]], *, skip_bounds: bool = False
+) -> list[str]:
+    part = ctx.part.analysis
+    skipped = _bound_tokens(part) if skip_bounds else frozenset()
+    stems = ctx.region_stems
+    if skip_bounds:
+        inside = _bound_tokens(ctx.win)
+        tokens = ctx.win.tokens
+        stems = frozenset(
+            stem(piece)
+            for i in ctx.region_tokens
+            if i not in inside
+            for piece in _pieces(tokens[i])
+        )
     found = []
-    for token in ctx.part.analysis.tokens:
+    for index, token in enumerate(part.tokens):
         word = stem(token)
         opposite = table.get(word)
-        if opposite and word not in ctx.region_stems and opposite & ctx.region_stems:
-            found.append(f"{token}->{'/'.join(sorted(opposite & ctx.region_stems))}")
+        if index in skipped or not opposite:
+            continue
+        if word not in stems and opposite & stems:
+            found.append(f"{token}->{'/'.join(sorted(opposite & stems))}")
     return found
+
+
+def _bound_tokens(analysis: Analysis) -> frozenset[int]:
+    return frozenset(
+        i
+        for mark in analysis.marks
+        if mark.modality in (_M.MAX, _M.MIN)
+        for i in range(mark.start, mark.end)
+    )
 
 
 def _negates(mark: Mark, win: Analysis, al: Alignment) -> bool:

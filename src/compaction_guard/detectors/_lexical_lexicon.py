@@ -15,6 +15,7 @@ __all__ = [
     "GENERIC",
     "LIGHT",
     "OPPOSITE_ACTS",
+    "PHRASES",
     "READ_VERBS",
     "RELATIONS",
     "REPORTING",
@@ -85,7 +86,8 @@ LIGHT = _stems(
     subsequently afterwards today yesterday recently initially originally since then
     carried in-force effect place keep keeps kept use uses using
     used run runs running ran perform performed happen happens occur occurs appear appears
-    go goes get gets done
+    go goes get gets done treat treated regard regarded absolutely strict hard
+    ever completely entirely
     """,
 )
 # Verbs that report who stated a rule; whoever comes before them frames the rule.
@@ -126,15 +128,16 @@ _GROUPS = (
     "dev development",
     "env environment",
     "db database datastore",
-    "repo repository",
+    "repo repository codebase",
     "config configuration settings conf",
-    "cred creds credential credentials",
-    "delete remove erase purge wipe destroy",
+    "cred creds credential credentials secret secrets",
+    "delete remove erase purge wipe destroy drop discard",
     "modify change alter edit update mutate",
     "share disclose expose reveal leak divulge",
-    "deploy deployment deploys release releases ship rollout",
-    "approve approval approvals sign-off signoff authorization authorisation",
-    "run execute",
+    "deploy deployment deploys release releases ship rollout roll-out launch",
+    "approve approval approvals sign-off signoff authorization authorisation authorize",
+    "approve authorise greenlight green-light",
+    "run execute invoke",
     "use utilize utilise employ leverage",
     "spend spending budget cost costs expense expenses expenditure outlay",
     "customer customers client clients",
@@ -144,8 +147,8 @@ _GROUPS = (
     "mask redact anonymize anonymise obfuscate scrub pseudonymize pseudonymise",
     "store save persist retain retention",
     "request requests call calls req",
-    "retry retries reattempt",
-    "notify alert inform",
+    "retry retries reattempt attempt attempts",
+    "notify alert inform page paging paged",
     "encrypt encryption encrypted",
     "message messages msg",
     "document doc docs documentation",
@@ -153,7 +156,7 @@ _GROUPS = (
     "folder directory dir",
     "test tests testing",
     "vendor vendors supplier suppliers provider providers",
-    "invoice bill",
+    "invoice bill charge charges",
     "purchase buy",
     "password passphrase",
     "timeout time-out",
@@ -167,17 +170,46 @@ _GROUPS = (
     "year yearly annual annually",
     "external third-party",
     "transfer move",
-    "backup backups snapshot snapshots",
+    "backup backups snapshot snapshots copy copies",
     "access accessing accessed",
     "fund funds money",
-    "refund refunds",
+    "refund refunds reimburse reimbursement",
     "card cards",
+    "include contain",
+    "stop halt cease",
+    "start begin commence",
+    "check verify validate",
+    "error errors failure failures",
+    "flag toggle",
+    "show display render",
+    "post announce publish",
+    "upgrade bump",
+    "pin lock",
+    "capture collect gather",
+    "review reviews reviewer reviewers",
+    "dependency dependencies package packages library libraries",
+    "expire expiry expiration",
+    "freeze frozen",
+)
+# Word sequences that say one thing ("at the same time" is "concurrent"); the first
+# word carries the concept, the rest carry nothing.
+_PHRASE_GROUPS = (
+    ("concurrent", "at the same time, in parallel, simultaneously, at once"),
+    ("approve", "sign off, signs off, signed off, signing off"),
+    ("deploy", "roll out, rolls out, rolled out, go live, goes live, push to production"),
+    ("delete", "get rid of, throw away"),
 )
 _CONCEPTS: dict[str, str] = {}
 for _group in _GROUPS:
     _members = _group.split()
     for _word in _members:
         _CONCEPTS.setdefault(stem(_word), stem(_members[0]))
+
+
+PHRASES: dict[tuple[str, ...], str] = {}
+for _head, _sequences in _PHRASE_GROUPS:
+    for _sequence in _sequences.split(","):
+        PHRASES[tuple(_sequence.split())] = _CONCEPTS.get(stem(_head), stem(_head))
 
 
 def concept(word_stem: str) -> str:
@@ -195,7 +227,7 @@ GENERIC = frozenset(
         directory repository repo channel server cluster bucket instance endpoint api
         project tool data value amount number setting option flag branch region zone
         resource record item process job thing access version total overall old older age
-    aged
+        aged usage runtime interpreter level traffic volume count place workload
         """,
     )
 )

@@ -314,7 +314,7 @@ def find_modality(tokens: Sequence[str]) -> tuple[Mark, ...]:
         words, modality = hit
         marks.append(Mark(modality, i, i + len(words)))
         i += len(words)
-    return _negated_bounds(_bounded_limits(tokens, _negated_permissions(marks)))
+    return _negated_bounds(tokens, _bounded_limits(tokens, _negated_permissions(marks)))
 
 
 def _bounded_limits(tokens: Sequence[str], marks: list[Mark]) -> list[Mark]:
@@ -352,20 +352,56 @@ def _negated_permissions(marks: list[Mark]) -> list[Mark]:
 _NEGATORS = {_M.FORBID: None, _M.NEGATION: None, _M.SOFT_FORBID: _M.HEDGE}
 
 
-def _negated_bounds(marks: list[Mark]) -> tuple[Mark, ...]:
-    """Read a negated lower bound as an upper bound: "never go above", "try not to exceed".
+def _negated_bounds(tokens: Sequence[str], marks: list[Mark]) -> tuple[Mark, ...]:
+    """Read a negated bound as the other bound ("never go above" is at most).
 
-    The negation is consumed; a soft one ("try not to") leaves a hedge behind.
+    "Must not drop below" is at least; "try not to exceed" a hedged at most. The
+    negation is consumed; a soft one ("try not to") leaves a hedge behind. Only a
+    relation that binds a value turns ("below", "under"), not a phrase that already
+    holds its negation ("no more than").
     """
     for position, mark in enumerate(marks):
-        if mark.modality is not _M.MIN or position == 0:
+        if position == 0 or mark.modality not in (_M.MIN, _M.MAX):
             continue
+        if mark.modality is _M.MAX and tuple(tokens[mark.start : mark.end]) not in _UPPER:
+            continue
+        other = _M.MAX if mark.modality is _M.MIN else _M.MIN
         before = marks[position - 1]
         if before.modality in _NEGATORS and mark.start - before.end <= _BOUND_REACH:
-            marks[position] = Mark(_M.MAX, mark.start, mark.end)
+            marks[position] = Mark(other, mark.start, mark.end)
             left = _NEGATORS[before.modality]
-            marks[position - 1] = Mark(left or _M.MAX, before.start, before.end)
-    return tuple(marks)
+            marks[position - 1] = Mark(left or other, before.start, before.end)
+    return tuple(_trailing_bounds(tokens, marks))
+
+
+_UPPER = frozenset(tuple(phrase.split()) for phrase in _VALUE_BOUND[_M.MAX])
+_MORE = frozenset({"more", "higher", "longer", "later", "larger", "bigger", "greater"})
+_LESS = frozenset({"less", "fewer", "lower", "shorter", "earlier", "smaller"})
+
+
+def _trailing_bounds(tokens: Sequence[str], marks: list[Mark]) -> list[Mark]:
+    """Read "3 retries, no more" as an upper bound and "14 days, no fewer" as a lower one.
+
+    Only right after a number (within four words) and not before "than", so "no more
+    deploys on Fridays" stays a prohibition.
+    """
+    result = []
+    for mark in marks:
+        after = mark.end
+        word = tokens[after] if after < len(tokens) else ""
+        turned = _M.MAX if word in _MORE else _M.MIN if word in _LESS else None
+        follows = tokens[after + 1] if after + 1 < len(tokens) else ""
+        if (
+            turned is not None
+            and mark.modality in (_M.FORBID, _M.NEGATION)
+            and tokens[mark.start] in {"no", "not", "nothing"}
+            and follows != "than"
+            and any(is_numeric(t) for t in tokens[max(0, mark.start - 4) : mark.start])
+        ):
+            result.append(Mark(turned, mark.start, after + 1))
+            continue
+        result.append(mark)
+    return result
 
 
 def _match(

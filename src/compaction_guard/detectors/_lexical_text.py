@@ -17,9 +17,11 @@ from compaction_guard.anchors import (
     extract_values,
     is_identifier,
     is_soft_identifier,
+    rate_of,
+    with_rate,
 )
 from compaction_guard.detectors._lexical_frame import Frame, find_frames, reframe
-from compaction_guard.detectors._lexical_lexicon import LIGHT, STOPWORDS, concept
+from compaction_guard.detectors._lexical_lexicon import LIGHT, PHRASES, STOPWORDS, concept
 from compaction_guard.detectors._lexical_modality import Mark, Modality, find_modality
 from compaction_guard.normalize import stem, tokenize
 
@@ -84,25 +86,20 @@ def analyse(text: str) -> Analysis:
             found = tokenize(piece)
             tokens.extend(found)
             clauses.extend([number] * len(found))
-    values = extract_values(tokens)
+    values, rates = _rated(extract_values(tokens), tokens, clauses)
     raw_marks = find_modality(tokens)
     frames = find_frames(text, tokens, raw_marks, clauses)
     marks = reframe(raw_marks, frames)
     keys: list[str | None] = [token_key(token) for token in tokens]
-    mark_at = [-1] * len(tokens)
-    for number, mark in enumerate(marks):
-        for index in range(mark.start, mark.end):
-            mark_at[index] = number
-            if mark.modality not in _CONTENT_MARKS:
-                keys[index] = None
-        pseudo = _PSEUDO.get(mark.modality)
-        if pseudo is not None:
-            keys[mark.start] = pseudo
+    mark_at = _key_marks(marks, keys)
     for value in values:
         for index in range(value.start, value.end):
             token = tokens[index]
             if token in VALUE_WORDS or not token.isalpha():
                 keys[index] = None
+    for index in rates:
+        keys[index] = None
+    _read_phrases(tokens, keys, mark_at)
     return _build(
         text,
         tokens=tokens,
@@ -113,6 +110,64 @@ def analyse(text: str) -> Analysis:
         clauses=clauses,
         frames=frames,
     )
+
+
+def _key_marks(marks: tuple[Mark, ...], keys: list[str | None]) -> list[int]:
+    """Blank the keys of modality words (bounds keep one pseudo key); return mark_at."""
+    mark_at = [-1] * len(keys)
+    for number, mark in enumerate(marks):
+        for index in range(mark.start, mark.end):
+            mark_at[index] = number
+            if mark.modality not in _CONTENT_MARKS:
+                keys[index] = None
+        pseudo = _PSEUDO.get(mark.modality)
+        if pseudo is not None:
+            keys[mark.start] = pseudo
+    return mark_at
+
+
+_PHRASE_STARTS = {words[0] for words in PHRASES}
+_LONGEST_PHRASE = max(len(words) for words in PHRASES)
+
+
+def _read_phrases(tokens: list[str], keys: list[str | None], mark_at: list[int]) -> None:
+    """Key a multi-word synonym ("at the same time") on its first word, longest first."""
+    index = 0
+    while index < len(tokens):
+        if tokens[index] not in _PHRASE_STARTS:
+            index += 1
+            continue
+        for width in range(min(_LONGEST_PHRASE, len(tokens) - index), 1, -1):
+            words = tuple(tokens[index : index + width])
+            if words in PHRASES and all(mark_at[i] < 0 for i in range(index, index + width)):
+                keys[index : index + width] = [PHRASES[words]] + [None] * (width - 1)
+                index += width - 1
+                break
+        index += 1
+
+
+def _rated(
+    values: tuple[Value, ...], tokens: list[str], clauses: list[int]
+) -> tuple[tuple[Value, ...], list[int]]:
+    """Read a rate adverb into the amounts of its clause ("daily spend ... $250" is per day).
+
+    Return the values and the positions of the adverbs that were read as a rate.
+    """
+    adverbs: dict[int, list[int]] = {}
+    for index, token in enumerate(tokens):
+        if rate_of(token) is not None:
+            adverbs.setdefault(clauses[index], []).append(index)
+    if not adverbs:
+        return values, []
+    read: list[Value] = []
+    used: list[int] = []
+    for value in values:
+        found = adverbs.get(clauses[value.start], [])
+        rated = with_rate(value, rate_of(tokens[found[0]]) or "") if len(found) == 1 else value
+        if rated is not value:
+            used.append(found[0])
+        read.append(rated)
+    return tuple(read), used
 
 
 def _build(

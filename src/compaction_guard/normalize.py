@@ -270,7 +270,7 @@ def _keeps_suffix(word: str, suffix: str) -> bool:
     return suffix == "ed" and word.endswith("eed")
 
 
-def _strip_suffix(word: str) -> str:
+def _strip_suffix(word: str, *, again: bool = True) -> str:
     for suffix, replacement in _SUFFIXES:
         if word.endswith(suffix):
             base = word[: len(word) - len(suffix)] + replacement
@@ -278,5 +278,12 @@ def _strip_suffix(word: str) -> str:
                 continue
             if suffix == "s" and word.endswith(("ss", "us", "is")):
                 return word
+            if again and suffix in _INFLECTIONS:
+                # An inflected word stems like its base: "decimals" like "decimal",
+                # "provisioned" like "provision".
+                return _strip_suffix(base, again=False)
             return base
     return word
+
+
+_INFLECTIONS = frozenset({"s", "ed", "ing"})

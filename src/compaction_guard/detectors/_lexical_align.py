@@ -13,7 +13,12 @@ import functools
 from collections import Counter
 from dataclasses import dataclass
 
-from compaction_guard.anchors import comparable, is_identifier, is_soft_identifier
+from compaction_guard.anchors import (
+    comparable,
+    identifier_parts,
+    is_identifier,
+    is_soft_identifier,
+)
 from compaction_guard.detectors._lexical_frame import TOPIC, WISH
 from compaction_guard.detectors._lexical_index import key_weight, lookup_keys
 from compaction_guard.detectors._lexical_lexicon import (
@@ -26,7 +31,7 @@ from compaction_guard.detectors._lexical_lexicon import (
     concept,
 )
 from compaction_guard.detectors._lexical_modality import NEGATIVE, Mark, Modality
-from compaction_guard.detectors._lexical_text import ID, Analysis, analyse
+from compaction_guard.detectors._lexical_text import ID, Analysis, analyse, token_key
 from compaction_guard.normalize import detection_form, fold_whitespace, sentence_spans, stem
 
 __all__ = ["Alignment", "Part", "align", "parts_of", "region_marks"]
@@ -74,6 +79,15 @@ def parts_of(text: str) -> tuple[Part, ...]:
         parts.append(part)
     # Every part may meet the other parts' words in a shared sentence; they are not extra.
     family = frozenset(p.analysis.keys[i] for p in parts for i in p.content)
+    # "orders_prod (the orders database)": a word of a name restates the name.
+    family |= {
+        key
+        for p in parts
+        for i in p.content
+        if is_identifier(p.analysis.tokens[i])
+        for piece in identifier_parts(p.analysis.tokens[i])
+        if (key := token_key(piece)) is not None
+    }
     return tuple(dataclasses.replace(part, family=family) for part in parts)  # type: ignore[arg-type]
 
 
@@ -207,23 +221,28 @@ def align(part: Part, window: Analysis, span: tuple[int, int] | None = None) -> 
         matched_weight += weight
     topic = frozenset(window.clauses[p] for p in matches.values())
     in_topic = [v for v in window.values if window.clauses[v.start] in topic]
-    if (
-        topic
-        and part.analysis.values
-        and not any(
-            comparable(wanted, found) for wanted in part.analysis.values for found in in_topic
-        )
-    ):
-        # The rule's words and its values sit in different clauses ("allowed at any
-        # time, including outside 09:00 to 17:00"): the value clause is topic too.
+    unplaced = [
+        wanted
+        for wanted in part.analysis.values
+        if not any(comparable(wanted, found) for found in in_topic)
+    ]
+    if topic and unplaced:
+        # The rule's words and a value sit in different clauses ("allowed at any time,
+        # including outside 09:00 to 17:00", "... or once two hours pass"): the clause
+        # holding that value is topic too.
         topic |= {
             window.clauses[found.start]
             for found in window.values
-            if any(comparable(wanted, found) for wanted in part.analysis.values)
+            if any(comparable(wanted, found) for wanted in unplaced)
             and (span is None or span[0] <= found.start < span[1])
         }
-    matched_keys = len({keys[i] for i in matches})
-    complete = all(i in matches or keys[i] in GENERIC for i in part.content)
+    found_keys = {keys[i] for i in matches}
+    matched_keys = len(found_keys)
+    # A part that says one thing twice ("calls ... requests") is complete when the
+    # window says it once.
+    complete = all(
+        i in matches or keys[i] in GENERIC or keys[i] in found_keys for i in part.content
+    )
     return Alignment(
         matches=matches,
         covered=frozenset(covered),

@@ -63,6 +63,7 @@ TOPIC_COVERAGE = 0.5
 STRONG_COVERAGE = 0.75
 MAX_GAP = 3
 _M = Modality
+_GATES = frozenset({"until", "till", "unless", "before", "prior"})
 ONLY_WORDS = frozenset(
     {"other", "else", "besides", "outside", "anything", "except", "another", "anyone", "elsewhere"},
 )
@@ -160,6 +161,21 @@ class Context:
         return self.bound_swap and turned != self.w_parity
 
     @functools.cached_property
+    def gated(self) -> bool:
+        """Whether the window states an obligation as a ban on acting first.
+
+        "No change goes out until the lead signs off" for "changes require the lead's
+        sign-off": the polarity turns with the gate word, not against the rule. Which
+        side of the gate each word is on is not checked, so this never certifies.
+        """
+        part, w = self.part.classes, self.w_classes
+        if self.part.parity != 0 or self.w_parity != 1 or not part[_M.OBLIGE]:
+            return False
+        if any(w[m] for m in (_M.OBLIGE, _M.OPTIONAL, _M.ALLOW, _M.LIFT, _M.LIFT_VERB)):
+            return False
+        return any(self.win.tokens[i] in _GATES for i in self.region_tokens)
+
+    @functools.cached_property
     def region_stems(self) -> frozenset[str]:
         """Stems of the region's words, hyphenated words also read by their parts."""
         tokens = self.win.tokens
@@ -233,6 +249,13 @@ def build_context(part: Part, window: Window, al: Alignment) -> Context:
         region_tokens=tokens,
         region_values=values,
     )
+    if _negated_other_bound(ctx):
+        # "Spending above $500 is not allowed" states "at most $500": the negation
+        # belongs to the bound, as "never go above" does.
+        bound = _M.MAX if part.classes[_M.MAX] else _M.MIN
+        other = _M.MIN if bound is _M.MAX else _M.MAX
+        ctx.w_classes[bound] += ctx.w_classes.pop(other)
+        ctx.w_parity ^= 1
     if _added_condition(part, win, al):
         # "Where the schedule allows it, <rule>": a leading clause that sets a condition
         # the rule does not have, without a condition word of its own.
@@ -248,6 +271,23 @@ def build_context(part: Part, window: Window, al: Alignment) -> Context:
         if ctx.counted:
             ctx.w_parity ^= 1
     return ctx
+
+
+def _negated_other_bound(ctx: Context) -> bool:
+    """Tell whether the window negates the opposite bound of a plain bound rule.
+
+    Only a rule that is a bound and nothing more: "above $200 must escalate" is not
+    restated by "up to $200 needs no escalation".
+    """
+    part, w = ctx.part.classes, ctx.w_classes
+    if ctx.part.parity != 0 or ctx.w_parity != 1 or any(part[m] for m in NEGATIVE | STRONG):
+        return False
+    if bool(part[_M.MAX]) == bool(part[_M.MIN]):
+        return False
+    bound, other = (_M.MAX, _M.MIN) if part[_M.MAX] else (_M.MIN, _M.MAX)
+    if w[bound] or not w[other] or w[_M.OPTIONAL] or w[_M.ALLOW]:
+        return False
+    return not ctx.act_swaps and not ctx.relation_swaps
 
 
 def _added_condition(part: Part, win: Analysis, al: Alignment) -> bool:

@@ -112,6 +112,8 @@ def _afterthought_permits(ctx: Context) -> str | None:
 
 
 def _negated(ctx: Context) -> str | None:
+    if ctx.gated:
+        return None
     if _flipped(ctx) and not _limited_permission(ctx) and not _hedged_negation(ctx):
         swaps = ctx.relation_swaps + ctx.act_swaps
         return f"opposite words {swaps}" if swaps else "negation or permission reversed"
@@ -209,7 +211,7 @@ def _w_writable(ctx: Context) -> bool:
 
 def hedge(ctx: Context) -> Reading | None:
     """Find a hedge, condition or approximation wrapped around the rule."""
-    if not ctx.topical or ctx.complement:
+    if not ctx.topical or ctx.complement or ctx.gated:
         return None
     for check in (_softened, _afterthought_softens):
         why = check(ctx)

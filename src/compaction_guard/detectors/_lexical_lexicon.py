@@ -74,7 +74,7 @@ RELATIONS = frozenset(
 LIGHT = _stems(
     """
     user users agent assistant model we you i team said says say asked asks ask told tell
-    tells instructed instruction instructions requested wants want wanted insisted
+    tells instructed instruction instructions wants want wanted insisted
     specified stated stressed emphasized emphasised mentioned noted note notes reminder
     remind reminded remember important importantly key decision decisions constraint
     constraints rule rules requirement guardrail guardrails agreed confirmed clarified
@@ -170,11 +170,13 @@ _GROUPS = (
     "year yearly annual annually",
     "external third-party",
     "transfer move",
-    "backup backups snapshot snapshots copy copies",
+    "backup backups snapshot snapshots",
     "access accessing accessed",
     "fund funds money",
     "refund refunds reimburse reimbursement",
     "card cards",
+    "large larger largest big bigger biggest",
+    "small smaller smallest little",
     "include contain",
     "stop halt cease",
     "start begin commence",
@@ -198,6 +200,8 @@ _PHRASE_GROUPS = (
     ("approve", "sign off, signs off, signed off, signing off"),
     ("deploy", "roll out, rolls out, rolled out, go live, goes live, push to production"),
     ("delete", "get rid of, throw away"),
+    # Fillers that say nothing about the rule.
+    ("", "for example, for instance, such as, come back, comes back, came back"),
 )
 _CONCEPTS: dict[str, str] = {}
 for _group in _GROUPS:
@@ -209,7 +213,7 @@ for _group in _GROUPS:
 PHRASES: dict[tuple[str, ...], str] = {}
 for _head, _sequences in _PHRASE_GROUPS:
     for _sequence in _sequences.split(","):
-        PHRASES[tuple(_sequence.split())] = _CONCEPTS.get(stem(_head), stem(_head))
+        PHRASES[tuple(_sequence.split())] = _CONCEPTS.get(stem(_head), stem(_head)) if _head else ""
 
 
 def concept(word_stem: str) -> str:
@@ -227,7 +231,7 @@ GENERIC = frozenset(
         directory repository repo channel server cluster bucket instance endpoint api
         project tool data value amount number setting option flag branch region zone
         resource record item process job thing access version total overall old older age
-        aged usage runtime interpreter level traffic volume count place workload
+        aged usage runtime interpreter level traffic volume count place workload kind sort
         """,
     )
 )

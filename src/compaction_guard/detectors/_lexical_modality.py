@@ -343,6 +343,8 @@ def _negated_permissions(marks: list[Mark]) -> list[Mark]:
             and previous.modality in (_M.FORBID, _M.NEGATION)
             and mark.start - previous.end <= _PERMISSION_REACH
         ):
+            # "Nothing ... may", "nobody can": the negation now forbids.
+            kept[-1] = Mark(_M.FORBID, previous.start, previous.end)
             kept.append(Mark(_M.ABSORBED, mark.start, mark.end))
             continue
         kept.append(mark)

@@ -213,10 +213,26 @@ def _narrowed(ctx: Context) -> Reading | None:
         led = any(
             tokens[i] in RELATIONS or tokens[i] == "only" for i in range(max(0, index - 2), index)
         )
-        if led or index + 1 in matched:
+        if led or _modifies_noun(ctx, index, matched):
             evidence = {"why": "scope narrowed", "found": tokens[index]}
             return ctx.reading(Kind.WEAKENED, "modality_loss", explicit=True, evidence=evidence)
     return None
+
+
+def _modifies_noun(ctx: Context, index: int, matched: set[int]) -> bool:
+    """Tell whether an extra word sits in front of a rule noun as its modifier.
+
+    "all EU customers", "premium customer data": a matched content word right after it.
+    After a subject pronoun it is a verb before its object ("I left numpy pinned").
+    """
+    win = ctx.win
+    after = index + 1
+    if after not in matched or win.keys[after] is None or win.keys[after].startswith("~"):  # type: ignore[union-attr]
+        return False
+    return index == 0 or win.tokens[index - 1] not in _SUBJECTS
+
+
+_SUBJECTS = frozenset({"i", "we", "you", "they", "he", "she", "it", "who", "that", "which"})
 
 
 def _qualifier_follows(ctx: Context, span: tuple[int, int] | None) -> str | None:

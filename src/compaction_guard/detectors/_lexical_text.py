@@ -140,7 +140,7 @@ def _read_phrases(tokens: list[str], keys: list[str | None], mark_at: list[int])
         for width in range(min(_LONGEST_PHRASE, len(tokens) - index), 1, -1):
             words = tuple(tokens[index : index + width])
             if words in PHRASES and all(mark_at[i] < 0 for i in range(index, index + width)):
-                keys[index : index + width] = [PHRASES[words]] + [None] * (width - 1)
+                keys[index : index + width] = [PHRASES[words] or None] + [None] * (width - 1)
                 index += width - 1
                 break
         index += 1

@@ -1,0 +1,432 @@
+"""The value reader: numbers, money, quantities, dates, times and regions in tokens.
+
+Private to the anchors: `anchors` is the public face. See docs/DESIGN.md, "Anchors".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+from compaction_guard._anchor_units import (
+    ARTICLE_UNITS,
+    ARTICLES,
+    BARE_SYSTEMS,
+    BARE_UNITS,
+    CLOCK,
+    COMPOUND,
+    CURRENCY_SIGNS,
+    CURRENCY_WORDS,
+    HOUR,
+    IP,
+    ISO_DATE,
+    MONTHS,
+    MULTIPLIERS,
+    NOISE_NOUNS,
+    NOT_COUNTED,
+    NUMBER,
+    ORDINAL,
+    PER_WORDS,
+    PERCENT,
+    RATE_ADVERBS,
+    RATED_KINDS,
+    RATES,
+    REGION_NAMES,
+    REGIONS,
+    SLASH_DATE,
+    TIMES_WORDS,
+    TIMEZONES,
+    UNITS,
+    VALUE_WORDS,
+    VERSION,
+    WEEKDAYS,
+    WORD_NUMBERS,
+    YEAR,
+    YEAR_MONTH,
+    singular,
+)
+from compaction_guard.normalize import stem
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+__all__ = ["Value", "extract_values", "is_numeric", "rate_of", "value_at", "with_rate"]
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    """One value anchor found at tokens [start, end).
+
+    `amount` is in the base unit of `dimension` (seconds, bytes, metres, grams; the
+    currency itself for money); `raw` is the number as written; `per` names a rate's
+    denominator. Dates store yyyymmdd (or mmdd without a year) and versions their text.
+    """
+
+    kind: str
+    dimension: str
+    unit: str
+    amount: Fraction
+    raw: Fraction
+    per: str
+    surface: str
+    start: int
+    end: int
+
+
+def _could_start(token: str) -> bool:
+    return (
+        token in VALUE_WORDS
+        or token in ARTICLES
+        or token.partition("-")[0] in WORD_NUMBERS
+        or token[0] in "$\u20ac\u00a3\u00a5"
+        or any(ch.isdigit() for ch in token)
+    )
+
+
+def is_numeric(token: str) -> bool:
+    """Return True when `token` alone reads as a number, money, percent, date or time."""
+    if IP.match(token):
+        return False
+    return bool(
+        NUMBER.match(token)
+        or ISO_DATE.match(token)
+        or CLOCK.match(token)
+        or VERSION.match(token)
+        or SLASH_DATE.match(token)
+        or YEAR_MONTH.match(token),
+    )
+
+
+def extract_values(tokens: Sequence[str]) -> tuple[Value, ...]:
+    """Return the value anchors in `tokens`, in order, each with its token span."""
+    found: list[Value] = []
+    index = 0
+    while index < len(tokens):
+        value = value_at(tokens, index) if _could_start(tokens[index]) else None
+        if value is None:
+            index += 1
+            continue
+        found.append(value)
+        index = max(value.end, index + 1)
+    return tuple(found)
+
+
+def value_at(tokens: Sequence[str], i: int) -> Value | None:
+    reader = _Reader(tokens, i)
+    for parse in (reader.date, reader.clock, reader.version, reader.number, reader.words):
+        value = parse()
+        if value is not None:
+            return value
+    value = reader.bare() or reader.article()
+    if value is None and "-" in tokens[i]:
+        return reader.range() or reader.hyphenated()
+    return value
+
+
+class _Reader:
+    """Reads one value starting at tokens[i]; each method returns None when it does not fit."""
+
+    def __init__(self, tokens: Sequence[str], i: int) -> None:
+        self.tokens, self.i, self.word = tokens, i, tokens[i]
+
+    def at(self, index: int) -> str:
+        return self.tokens[index] if index < len(self.tokens) else ""
+
+    def make(
+        self,
+        kind: str,
+        dimension: str,
+        unit: str,
+        amount: Fraction,
+        end: int,
+        *,
+        raw: Fraction | None = None,
+        per: str = "",
+        start: int | None = None,
+    ) -> Value:
+        begin = self.i if start is None else start
+        written = amount if raw is None else raw
+        surface = " ".join(self.tokens[begin:end])
+        return Value(kind, dimension, unit, amount, written, per, surface, begin, end)
+
+    def date(self) -> Value | None:
+        i, word = self.i, self.word
+        if match := ISO_DATE.match(word):
+            return self.ymd(i + 1, *(int(part) for part in match.groups()))
+        match = YEAR_MONTH.match(word)
+        if match and 1 <= int(match.group(2)) <= 12:  # noqa: PLR2004
+            amount = Fraction(int(match.group(1)) * 100 + int(match.group(2)))
+            return self.make("date", "date", "ym", amount, i + 1)
+        if match := SLASH_DATE.match(word):
+            amount = Fraction(int("".join(part.zfill(2) for part in match.groups())))
+            return self.make("date", "date", "slash", amount, i + 1)
+        return self.written_date()
+
+    def written_date(self) -> Value | None:
+        i, nxt = self.i, self.at(self.i + 1)
+        month = MONTHS.get(self.word.rstrip("."))
+        if month is not None:
+            day = ORDINAL.match(nxt)
+            if day and 1 <= int(day.group(1)) <= 31:  # noqa: PLR2004
+                year = self.at(i + 2) if YEAR.match(self.at(i + 2)) else ""
+                return self.ymd(i + (3 if year else 2), int(year or 0), month, int(day.group(1)))
+            if YEAR.match(nxt):
+                return self.make("date", "date", "ym", Fraction(int(nxt) * 100 + month), i + 2)
+            if self.word != "may" and len(self.word) > 3:  # noqa: PLR2004 - "may" is a verb
+                return self.make("month", "month", "", Fraction(month), i + 1)
+            return None
+        day = ORDINAL.match(self.word)
+        skip = 1 if nxt == "of" else 0
+        month = MONTHS.get(self.at(i + 1 + skip))
+        if day and month is not None and 1 <= int(day.group(1)) <= 31:  # noqa: PLR2004
+            after = i + 2 + skip
+            year = self.at(after) if YEAR.match(self.at(after)) else ""
+            return self.ymd(after + (1 if year else 0), int(year or 0), month, int(day.group(1)))
+        return self.weekday()
+
+    def ymd(self, end: int, year: int, month: int, day: int) -> Value:
+        amount = Fraction(year * 10000 + month * 100 + day)
+        return self.make("date", "date", "ymd" if year else "md", amount, end)
+
+    def weekday(self) -> Value | None:
+        word = self.word
+        index = WEEKDAYS.get(word, WEEKDAYS.get(word[:-1]) if word.endswith("s") else None)
+        if index is None:
+            return None
+        # "weekdays" and "weekends" compare with each other, not with one named day.
+        dimension = "weekday" if index < 7 else "dayset"  # noqa: PLR2004
+        return self.make("weekday", dimension, "", Fraction(index), self.i + 1)
+
+    def clock(self) -> Value | None:
+        word, nxt, end = self.word, self.at(self.i + 1), self.i + 1
+        if match := CLOCK.match(word):
+            hour, minute, half = int(match.group(1)), int(match.group(2)), match.group(3)
+        elif match := HOUR.match(word):
+            hour, minute, half = int(match.group(1)), 0, match.group(2)
+        elif word.isdigit() and nxt in {"am", "pm", "a.m", "p.m"} and int(word) <= 12:  # noqa: PLR2004
+            hour, minute, half, end = int(word), 0, nxt[0] + "m", end + 1
+        elif word in {"noon", "midday", "midnight"}:
+            hour, minute, half = (0 if word == "midnight" else 12), 0, None
+        else:
+            return None
+        hour += 12 if half == "pm" and hour < 12 else 0  # noqa: PLR2004
+        hour = 0 if half == "am" and hour == 12 else hour  # noqa: PLR2004
+        if hour > 24 or minute > 59:  # noqa: PLR2004
+            return None
+        return self.make("time", "clock", "", Fraction(hour * 60 + minute), end)
+
+    def version(self) -> Value | None:
+        if IP.match(self.word) or not VERSION.match(self.word):
+            return None
+        return self.make("version", "version", self.word.lstrip("v"), Fraction(0), self.i + 1)
+
+    def number(self) -> Value | None:
+        match = NUMBER.match(self.word)
+        if not match:
+            return None
+        sign, whole, frac, suffix = match.groups()
+        raw = Fraction(whole.replace(",", "") + ("." + frac if frac else ""))
+        return self.quantify(self.i, raw, sign, suffix)
+
+    def words(self) -> Value | None:
+        word, nxt = self.word, self.at(self.i + 1)
+        if word in TIMES_WORDS:
+            per, end = self.per(self.i + 1)
+            if word == "once" and not per:
+                return None  # "once they are old": a conjunction, not a count
+            return self.make("number", "count", "time", Fraction(TIMES_WORDS[word]), end, per=per)
+        if word not in WORD_NUMBERS:
+            return None
+        if word in {"one", "zero"} and (not nxt.isalpha() or nxt in NOT_COUNTED):
+            return None  # "one of", "no one", "the one that": not a count
+        raw = Fraction(WORD_NUMBERS[word])
+        if nxt in {"hundred", "thousand"}:
+            return self.quantify(self.i + 1, raw * (100 if nxt == "hundred" else 1000), None, "")
+        return self.quantify(self.i, raw, None, "")
+
+    def quantify(self, i: int, raw: Fraction, sign: str | None, suffix: str) -> Value | None:
+        """Read what follows a number at tokens[i]: multiplier, percent, currency, unit."""
+        currency = CURRENCY_SIGNS.get(sign or "")
+        if currency is None and (currency := self.currency_before()) is not None:
+            self.i -= 1  # "USD 1,200": the code belongs to the value's span
+        if suffix and suffix not in PERCENT and suffix not in MULTIPLIERS:
+            return self.suffixed(i, raw, suffix, currency)
+        amount, end = raw * MULTIPLIERS.get(suffix, 1), i + 1
+        if len(self.at(end)) > 1 and self.at(end) in MULTIPLIERS:
+            amount, end = amount * MULTIPLIERS[self.at(end)], end + 1
+        if suffix in PERCENT or self.at(end) in PERCENT:
+            per, stop = self.per(end + (suffix == ""))
+            return self.make("percent", "percent", "", raw, stop, per=per)
+        word = singular(self.at(end))
+        if currency is None and word in CURRENCY_WORDS:
+            currency, end = CURRENCY_WORDS[word], end + 1
+        if currency is not None:
+            per, end = self.per(end)
+            return self.make("money", "money", currency, amount, end, raw=raw, per=per)
+        if word in UNITS and self.at(end):
+            dimension, factor = UNITS[word]
+            per, stop = self.per(end + 1)
+            return self.make("quantity", dimension, word, amount * factor, stop, raw=raw, per=per)
+        if word in RATES:
+            return self.make("quantity", "rate", word, amount, end + 1, raw=raw)
+        following = self.at(end)
+        noun = stem(following) if following.isalpha() and following not in NOISE_NOUNS else ""
+        per, stop = self.per(end + (1 if noun else 0))
+        if noun and not per:
+            per, stop = self.compound_per(end + 1, stop)
+        return self.make("number", "count", noun, amount, stop, raw=raw, per=per)
+
+    def compound_per(self, i: int, stop: int) -> tuple[str, int]:
+        """Read the rate after a compound noun: "5,000 github api requests per hour"."""
+        for at in range(i, i + COMPOUND):
+            word = self.at(at)
+            if word in PER_WORDS:
+                per, end = self.per(at)
+                return (per, end) if per else ("", stop)
+            if not word.isalpha() or word in NOISE_NOUNS or word in VALUE_WORDS:
+                break
+        return "", stop
+
+    def suffixed(self, i: int, raw: Fraction, suffix: str, currency: str | None) -> Value | None:
+        """Read a number with letters attached: `500ms`, `2gb`, `1.5k`, `3x`, `1st`."""
+        if suffix in {"st", "nd", "rd", "th"}:
+            return self.make("number", "ordinal", "", raw, i + 1)
+        if suffix == "x":
+            return self.make("number", "factor", "x", raw, i + 1)
+        if suffix not in UNITS and suffix[0] in "kmb" and suffix[1:] in UNITS and not currency:
+            raw, suffix = raw * MULTIPLIERS[suffix[0]], suffix[1:]
+        if currency is not None and suffix in MULTIPLIERS:
+            return self.make("money", "money", currency, raw * MULTIPLIERS[suffix], i + 1, raw=raw)
+        if suffix in UNITS:
+            dimension, factor = UNITS[suffix]
+            per, end = self.per(i + 1)
+            return self.make("quantity", dimension, suffix, raw * factor, end, raw=raw, per=per)
+        if suffix in RATES:
+            return self.make("quantity", "rate", suffix, raw, i + 1)
+        return None
+
+    def currency_before(self) -> str | None:
+        word = self.tokens[self.i - 1] if self.i > 0 else ""
+        return CURRENCY_WORDS.get(word) if len(word) == 3 else CURRENCY_SIGNS.get(word)  # noqa: PLR2004
+
+    def per(self, i: int) -> tuple[str, int]:
+        """Read `per minute`, `a day`, `per 24 hours` at tokens[i]; return (denominator, end)."""
+        if self.at(i) not in {"per", "a", "an", "each", "every", "/"} or not self.at(i + 1):
+            return "", i
+        count, at = Fraction(1), i + 1
+        if NUMBER.match(self.at(at)) and self.at(at).isdigit():
+            count, at = Fraction(self.at(at)), at + 1
+        word = singular(self.at(at))
+        if word in UNITS:
+            dimension, factor = UNITS[word]
+            return f"{dimension}:{factor * count}", at + 1
+        if self.at(i) == "per" and word.isalpha() and count == 1:
+            return stem(word), at + 1
+        return "", i
+
+    def bare(self) -> Value | None:
+        """Read a unit, currency, time zone or region code standing alone ("kg, cm")."""
+        word, end = self.word, self.i + 1
+        if word in TIMEZONES:
+            return self.make("unit", "timezone", TIMEZONES[word], Fraction(0), end)
+        region = self.region()
+        if region is not None:
+            return region
+        if word not in BARE_UNITS or NUMBER.match(self.at(self.i + 1)):
+            return None
+        if self.i > 0 and NUMBER.match(self.tokens[self.i - 1]):
+            return None  # "1,200 USD": the currency belongs to the number
+        word = singular(word)
+        if word in CURRENCY_WORDS:
+            return self.make("unit", "money", CURRENCY_WORDS[word], Fraction(0), end)
+        dimension = UNITS[word][0] if word in UNITS else BARE_SYSTEMS.get(word, word)
+        return self.make("unit", dimension, word, Fraction(0), end)
+
+    def region(self) -> Value | None:
+        """Read a region code ("EU", "the US") or a region name ("European Union")."""
+        word = self.word
+        if word in REGIONS and (word != "us" or (self.i > 0 and self.tokens[self.i - 1] == "the")):
+            return self.make("unit", "region", word, Fraction(0), self.i + 1)
+        for words, code in REGION_NAMES.items():
+            if tuple(self.tokens[self.i : self.i + len(words)]) == words:
+                return self.make("unit", "region", code, Fraction(0), self.i + len(words))
+        return None
+
+    def article(self) -> Value | None:
+        """Read "an hour", "a day", "half an hour" as one (or half a) unit of time."""
+        word, at, amount = self.word, self.i, Fraction(1)
+        if word == "half" and self.at(at + 1) in ARTICLES:
+            at, amount = at + 1, Fraction(1, 2)
+        elif word not in ARTICLES:
+            return None
+        unit = self.at(at + 1)
+        if unit not in ARTICLE_UNITS:
+            return None
+        dimension, factor = UNITS[unit]
+        per, end = self.per(at + 2)
+        return self.make("quantity", dimension, unit, amount * factor, end, raw=amount, per=per)
+
+    def hyphenated(self) -> Value | None:
+        """Read a number and its unit joined by a hyphen: `30-day`, `5-minute`, `two-hour`."""
+        left, _, right = self.word.partition("-")
+        if not left or not right or "-" in right:
+            return None
+        value = value_at([left, right], 0)
+        if value is None or value.end != 2 or value.kind not in {"quantity", "money", "percent"}:  # noqa: PLR2004
+            return None
+        return Value(
+            value.kind,
+            value.dimension,
+            value.unit,
+            value.amount,
+            value.raw,
+            value.per,
+            self.word,
+            self.i,
+            self.i + 1,
+        )
+
+    def range(self) -> Value | None:
+        """Two values joined by a hyphen in one word: `9am-5pm`, `09:00-17:00`."""
+        left, _, right = self.word.partition("-")
+        first = value_at([left], 0) if left else None
+        second = value_at([right], 0) if right else None
+        if first is None or second is None:
+            return None
+        amount = first.amount * 10**6 + second.amount
+        return self.make(first.kind, first.dimension + "-range", first.unit, amount, self.i + 1)
+
+
+def rate_of(token: str) -> str | None:
+    """Return the rate denominator an adverb states (`daily` is `per day`), or None."""
+    unit = RATE_ADVERBS.get(token)
+    if unit is None:
+        return None
+    dimension, factor = UNITS[unit]
+    return f"{dimension}:{factor}"
+
+
+def with_rate(value: Value, per: str) -> Value:
+    """Return `value` read as a rate per `per`, when it is an amount stated without one.
+
+    "Daily API spend may not go above $250" states $250 per day. Durations, dates and
+    values that already carry a rate are returned unchanged.
+    """
+    if (
+        value.per
+        or value.kind not in RATED_KINDS
+        or value.dimension not in {"money", "count", "percent"}
+    ):
+        return value
+    return Value(
+        value.kind,
+        value.dimension,
+        value.unit,
+        value.amount,
+        value.raw,
+        per,
+        value.surface,
+        value.start,
+        value.end,
+    )

@@ -19,6 +19,7 @@ from compaction_guard._anchor_units import (
     CURRENCY_SIGNS,
     CURRENCY_WORDS,
     HOUR,
+    INTENSIFIERS,
     IP,
     ISO_DATE,
     MONTHS,
@@ -27,6 +28,7 @@ from compaction_guard._anchor_units import (
     NOT_COUNTED,
     NUMBER,
     ORDINAL,
+    ORDINAL_WORDS,
     PER_WORDS,
     PERCENT,
     RATE_ADVERBS,
@@ -114,7 +116,14 @@ def extract_values(tokens: Sequence[str]) -> tuple[Value, ...]:
 
 def value_at(tokens: Sequence[str], i: int) -> Value | None:
     reader = _Reader(tokens, i)
-    for parse in (reader.date, reader.clock, reader.version, reader.number, reader.words):
+    for parse in (
+        reader.date,
+        reader.clock,
+        reader.version,
+        reader.number,
+        reader.times,
+        reader.words,
+    ):
         value = parse()
         if value is not None:
             return value
@@ -229,17 +238,26 @@ class _Reader:
         raw = Fraction(whole.replace(",", "") + ("." + frac if frac else ""))
         return self.quantify(self.i, raw, sign, suffix)
 
+    def times(self) -> Value | None:
+        """Read "twice a day", "once per hour"; a bare "once" is a conjunction."""
+        word = self.word
+        if word not in TIMES_WORDS:
+            return None
+        per, end = self.per(self.i + 1)
+        if word == "once" and not per:
+            return None  # "once they are old": a conjunction, not a count
+        return self.make("number", "count", "time", Fraction(TIMES_WORDS[word]), end, per=per)
+
     def words(self) -> Value | None:
         word, nxt = self.word, self.at(self.i + 1)
-        if word in TIMES_WORDS:
-            per, end = self.per(self.i + 1)
-            if word == "once" and not per:
-                return None  # "once they are old": a conjunction, not a count
-            return self.make("number", "count", "time", Fraction(TIMES_WORDS[word]), end, per=per)
+        if word in ORDINAL_WORDS:
+            return self.make("number", "ordinal", "", Fraction(ORDINAL_WORDS[word]), self.i + 1)
         if word not in WORD_NUMBERS:
             return None
         if word in {"one", "zero"} and (not nxt.isalpha() or nxt in NOT_COUNTED):
             return None  # "one of", "no one", "the one that": not a count
+        if word == "zero" and nxt not in VALUE_WORDS:
+            return None  # "zero DDL statements": a negation (see the modality words)
         raw = Fraction(WORD_NUMBERS[word])
         if nxt in {"hundred", "thousand"}:
             return self.quantify(self.i + 1, raw * (100 if nxt == "hundred" else 1000), None, "")
@@ -258,6 +276,22 @@ class _Reader:
         if suffix in PERCENT or self.at(end) in PERCENT:
             per, stop = self.per(end + (suffix == ""))
             return self.make("percent", "percent", "", raw, stop, per=per)
+        if self.at(end) in INTENSIFIERS and singular(self.at(end + 1)) in UNITS:
+            end += 1  # "10 straight minutes", "2 full days"
+        measured = self.measured(end, amount, raw, currency)
+        if measured is not None:
+            return measured
+        following = self.at(end)
+        noun = stem(following) if following.isalpha() and following not in NOISE_NOUNS else ""
+        per, stop = self.per(end + (1 if noun else 0))
+        if noun and not per:
+            per, stop = self.compound_per(end + 1, stop)
+        return self.make("number", "count", noun, amount, stop, raw=raw, per=per)
+
+    def measured(
+        self, end: int, amount: Fraction, raw: Fraction, currency: str | None
+    ) -> Value | None:
+        """Read the money, unit or rate word at tokens[end] that a number measures."""
         word = singular(self.at(end))
         if currency is None and word in CURRENCY_WORDS:
             currency, end = CURRENCY_WORDS[word], end + 1
@@ -270,12 +304,7 @@ class _Reader:
             return self.make("quantity", dimension, word, amount * factor, stop, raw=raw, per=per)
         if word in RATES:
             return self.make("quantity", "rate", word, amount, end + 1, raw=raw)
-        following = self.at(end)
-        noun = stem(following) if following.isalpha() and following not in NOISE_NOUNS else ""
-        per, stop = self.per(end + (1 if noun else 0))
-        if noun and not per:
-            per, stop = self.compound_per(end + 1, stop)
-        return self.make("number", "count", noun, amount, stop, raw=raw, per=per)
+        return None
 
     def compound_per(self, i: int, stop: int) -> tuple[str, int]:
         """Read the rate after a compound noun: "5,000 github api requests per hour"."""

@@ -18,6 +18,7 @@ __all__ = [
     "CURRENCY_SIGNS",
     "CURRENCY_WORDS",
     "HOUR",
+    "INTENSIFIERS",
     "IP",
     "ISO_DATE",
     "MONTHS",
@@ -26,6 +27,7 @@ __all__ = [
     "NOT_COUNTED",
     "NUMBER",
     "ORDINAL",
+    "ORDINAL_WORDS",
     "PERCENT",
     "PER_WORDS",
     "RATED_KINDS",
@@ -108,6 +110,14 @@ WORD_NUMBERS = {
 WORD_NUMBERS |= {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70}
 WORD_NUMBERS |= {"eighty": 80, "ninety": 90, "hundred": 100, "dozen": 12}
 TIMES_WORDS = {"once": 1, "twice": 2, "thrice": 3}
+# Ordinal words from "third" on ("first" and "second" say other things too).
+ORDINAL_WORDS = {
+    word: n
+    for n, word in enumerate(
+        _words("third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth"),
+        start=3,
+    )
+}
 MONTHS = {
     name: index
     for index, names in enumerate(
@@ -170,15 +180,19 @@ NOISE_NOUNS |= {"is", "are", "was", "be", "this", "that", "it", "as", "if", "whe
 
 # Words that can belong to a value; a token outside this set without a digit or a
 # currency sign never starts one.
+# Words between a number and its unit that change nothing ("10 straight minutes").
+INTENSIFIERS = frozenset({"straight", "full", "whole", "solid", "entire", "sustained"})
 VALUE_WORDS = frozenset(
     {*UNITS, *(unit + "s" for unit in UNITS), *CURRENCY_WORDS}
     | {word + "s" for word in CURRENCY_WORDS}
     | {*MULTIPLIERS, *PERCENT, *TIMEZONES, *BARE_UNITS, *WORD_NUMBERS, *TIMES_WORDS}
+    | set(ORDINAL_WORDS)
     | REGIONS
     | {*MONTHS, *WEEKDAYS, *(day + "s" for day in WEEKDAYS)}
     | {"am", "pm", "a.m", "p.m", "noon", "midday", "midnight", "per", "inches", "times"}
     | {word for words in REGION_NAMES for word in words}
-    | {"half"},
+    | {"half"}
+    | INTENSIFIERS,
 )
 
 

@@ -237,6 +237,7 @@ def align(part: Part, window: Analysis, span: tuple[int, int] | None = None) -> 
             and (span is None or span[0] <= found.start < span[1])
         }
     found_keys = {keys[i] for i in matches}
+    topic |= _leading_scope(window, topic)
     matched_keys = len(found_keys)
     # A part that says one thing twice ("calls ... requests") is complete when the
     # window says it once.
@@ -253,6 +254,25 @@ def align(part: Part, window: Analysis, span: tuple[int, int] | None = None) -> 
         topic_clauses=topic,
         region=_region(window, topic),
     )
+
+
+_SCOPE_WORDS = frozenset(
+    {"for", "in", "on", "during", "within", "across", "at", "outside", "inside", "under"}
+    | {"after", "before", "until", "throughout", "from", "except", "excluding"},
+)
+
+
+def _leading_scope(window: Analysis, topic: frozenset[int]) -> frozenset[int]:
+    """Return the opening clause when it scopes the rule after it ("In staging, ...").
+
+    Its words then count as the rule's own: a qualifier there narrows the rule.
+    """
+    if not topic or not window.tokens or window.tokens[0] not in _SCOPE_WORDS:
+        return frozenset()
+    lead = window.clauses[0]
+    if lead in topic or not any(clause > lead for clause in topic):
+        return frozenset()
+    return frozenset({lead})
 
 
 def _may_trace(part: Part, found: dict[int, tuple[list[int], int]]) -> bool:

@@ -64,6 +64,7 @@ STRONG_COVERAGE = 0.75
 MAX_GAP = 3
 _M = Modality
 _GATES = frozenset({"until", "till", "unless", "before", "prior"})
+_TRIGGERS = _GATES | {"when", "whenever", "once", "if"}
 ONLY_WORDS = frozenset(
     {"other", "else", "besides", "outside", "anything", "except", "another", "anyone", "elsewhere"},
 )
@@ -161,6 +162,22 @@ class Context:
         return self.bound_swap and turned != self.w_parity
 
     @functools.cached_property
+    def guarded(self) -> bool:
+        """Whether the window says what to do past the bound, under a condition.
+
+        "If spending would go over $500, stop and ask" for "the cap is $500": the other
+        bound, but as the trigger of a stop, not as a permission. This never certifies.
+        """
+        w = self.w_classes
+        if not self.bound_swap or w[_M.ALLOW] or w[_M.OPTIONAL]:
+            return False
+        if self.part.classes[_M.CONDITION] or _TRIGGERS & set(self.part.analysis.tokens):
+            return False  # the rule is a trigger itself: its bound turned is a reversal
+        if w[_M.CONDITION]:
+            return True
+        return any(self.win.tokens[i] in _TRIGGERS for i in self.region_tokens)
+
+    @functools.cached_property
     def gated(self) -> bool:
         """Whether the window states an obligation as a ban on acting first.
 
@@ -256,6 +273,12 @@ def build_context(part: Part, window: Window, al: Alignment) -> Context:
         other = _M.MIN if bound is _M.MAX else _M.MAX
         ctx.w_classes[bound] += ctx.w_classes.pop(other)
         ctx.w_parity ^= 1
+    necessity = _necessity(ctx)
+    if necessity is not None and part.classes[_M.OBLIGE] and not part.classes[_M.ONLY]:
+        # "Merged only after two reviews" states "needs two reviews before merging".
+        ctx.w_classes[_M.OBLIGE] += 1
+        if necessity:
+            ctx.w_classes[_M.CONDITION] -= 1  # the condition is the requirement itself
     if _added_condition(part, win, al):
         # "Where the schedule allows it, <rule>": a leading clause that sets a condition
         # the rule does not have, without a condition word of its own.
@@ -271,6 +294,26 @@ def build_context(part: Part, window: Window, al: Alignment) -> Context:
         if ctx.counted:
             ctx.w_parity ^= 1
     return ctx
+
+
+def _necessity(ctx: Context) -> bool | None:
+    """Find "only after", "only once", "only if" in the window: a necessary condition.
+
+    Return None when there is none, else whether a condition mark holds it ("only if").
+    """
+    if ctx.part.parity != 0 or ctx.w_parity != 0:
+        return None
+    tokens, win = ctx.win.tokens, ctx.win
+    for position in ctx.region_tokens:
+        if tokens[position] != "only" or position + 1 >= len(tokens):
+            continue
+        if tokens[position + 1] in _NECESSARY:
+            mark = win.mark_at[position]
+            return mark >= 0 and win.marks[mark].modality is _M.CONDITION
+    return None
+
+
+_NECESSARY = frozenset({"after", "once", "when", "if", "with", "upon", "following", "provided"})
 
 
 def _negated_other_bound(ctx: Context) -> bool:
@@ -321,8 +364,28 @@ def _swaps(
         if index in skipped or not opposite:
             continue
         if word not in stems and opposite & stems:
+            if skip_bounds and _converse(ctx, index, opposite):
+                continue
             found.append(f"{token}->{'/'.join(sorted(opposite & stems))}")
     return found
+
+
+def _converse(ctx: Context, index: int, opposite: frozenset[str]) -> bool:
+    """Tell whether the window says "B after A" for the rule's "A before B".
+
+    The words around the relation swap sides along with it, so nothing is reversed.
+    """
+    matches = ctx.al.matches
+    left = max((i for i in matches if i < index), default=None)
+    right = min((i for i in matches if i > index), default=None)
+    if left is None or right is None:
+        return False
+    w_left, w_right = matches[left], matches[right]
+    tokens = ctx.win.tokens
+    return any(
+        w_right < position < w_left and stem(tokens[position]) in opposite
+        for position in ctx.region_tokens
+    )
 
 
 def _bound_tokens(analysis: Analysis) -> frozenset[int]:

@@ -81,6 +81,8 @@ def polarity(ctx: Context) -> Reading | None:
 
 
 def _bound_reversed(ctx: Context) -> str | None:
+    if ctx.guarded:
+        return None
     acts = len(ctx.act_swaps)
     if ctx.bound_swap and (ctx.part.parity + acts) % 2 == ctx.w_parity:
         return "an upper bound became a lower bound or back"
@@ -211,7 +213,7 @@ def _w_writable(ctx: Context) -> bool:
 
 def hedge(ctx: Context) -> Reading | None:
     """Find a hedge, condition or approximation wrapped around the rule."""
-    if not ctx.topical or ctx.complement or ctx.gated:
+    if not ctx.topical or ctx.complement or ctx.gated or ctx.guarded:
         return None
     for check in (_softened, _afterthought_softens):
         why = check(ctx)
@@ -250,7 +252,7 @@ def _afterthought_softens(ctx: Context) -> str | None:
 
 def modality_loss(ctx: Context) -> Reading | None:
     """Obligation turned into permission, or `or` and `and` swapped between terms."""
-    if not ctx.topical or ctx.complement:
+    if not ctx.topical or ctx.complement or ctx.guarded:
         return None
     part, w = ctx.part.classes, ctx.w_classes
     has_strong = any(part[m] for m in STRONG)

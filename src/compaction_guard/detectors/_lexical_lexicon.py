@@ -14,6 +14,7 @@ __all__ = [
     "CONDITIONALS",
     "GENERIC",
     "LIGHT",
+    "MOTION",
     "OPPOSITE_ACTS",
     "PHRASES",
     "READ_VERBS",
@@ -138,12 +139,12 @@ _GROUPS = (
     "approve approval approvals sign-off signoff authorization authorisation authorize",
     "approve authorise greenlight green-light",
     "run execute invoke",
-    "use utilize utilise employ leverage",
+    "use utilize utilise employ leverage target targets targeting targeted",
     "spend spending budget cost costs expense expenses expenditure outlay",
     "customer customers client clients",
     "pii personal",
     "email e-mail mail",
-    "log logs logging",
+    "log logs logging logged capture collect gather track tracked tracking",
     "mask redact anonymize anonymise obfuscate scrub pseudonymize pseudonymise",
     "store save persist retain retention",
     "request requests call calls req",
@@ -178,16 +179,15 @@ _GROUPS = (
     "large larger largest big bigger biggest",
     "small smaller smallest little",
     "include contain",
+    "send deliver delivery post announce publish",
     "stop halt cease",
     "start begin commence",
     "check verify validate",
     "error errors failure failures",
     "flag toggle",
     "show display render",
-    "post announce publish",
     "upgrade bump",
     "pin lock",
-    "capture collect gather",
     "review reviews reviewer reviewers",
     "dependency dependencies package packages library libraries",
     "expire expiry expiration",
@@ -200,8 +200,14 @@ _PHRASE_GROUPS = (
     ("approve", "sign off, signs off, signed off, signing off"),
     ("deploy", "roll out, rolls out, rolled out, go live, goes live, push to production"),
     ("delete", "get rid of, throw away"),
+    ("consecutive", "in a row, back to back, back-to-back"),
+    ("send", "go to, goes to, went to, gone to"),
+    ("pin", "fixed at, fixed to, held at, hold at, frozen at, locked at, locked to"),
     # Fillers that say nothing about the rule.
     ("", "for example, for instance, such as, come back, comes back, came back"),
+    ("", "in every case, in any case, in each case, across the board, in short, in summary"),
+    ("", "in brief, in other words, for the record, for context, for reference, to be clear"),
+    ("", "to clarify, as a reminder, to summarize, to summarise, to recap, in a nutshell"),
 )
 _CONCEPTS: dict[str, str] = {}
 for _group in _GROUPS:
@@ -232,8 +238,19 @@ GENERIC = frozenset(
         project tool data value amount number setting option flag branch region zone
         resource record item process job thing access version total overall old older age
         aged usage runtime interpreter level traffic volume count place workload kind sort
+        region regions datacenter datacentre center centre border borders territory
         """,
     )
+)
+# Verbs of motion toward a bound ("must never drop below 14"): part of the bound.
+MOTION = frozenset(
+    _words(
+        """
+        drop drops dropped dropping fall falls fell falling dip dips dipped go goes went
+        going rise rises rose rising climb climbs climbed grow grows grew sink sinks sank
+        get gets got
+        """,
+    ),
 )
 # Opposite sides of a relation: swapping one for the other reverses a statement outright
 # ("before 9am" and "after 9am"), so such a swap is an explicit reversal.

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from compaction_guard.anchors import is_numeric
+from compaction_guard.anchors import VALUE_WORDS, is_numeric
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -82,7 +82,11 @@ _PHRASES: dict[Modality, tuple[str, ...]] = {
         must, shall, required, require, requires, requirement, mandatory, need to, needs to,
         need, needs, have to, has to, always, ensure, ensures, make sure, be sure to,
         obliged, obligated, compulsory, is to, are to, strictly, at all times, is essential,
-        without fail, needed, necessary, must always, will always, not optional
+        without fail, needed, necessary, must always, will always, not optional,
+        non-negotiable, nonnegotiable, a must, mandated, enforced, gated on, gated by,
+        gated behind, contingent on, contingent upon, conditional on, conditional upon,
+        subject to, wait for, waits for, blocked on, blocked until, is expected to,
+        are expected to
         """,
     ),
     _M.ALLOW: _phrases(
@@ -145,8 +149,7 @@ _PHRASES: dict[Modality, tuple[str, ...]] = {
         must not exceed, cannot exceed, can't exceed, shall not exceed, may not exceed,
         won't exceed, must never exceed, not go over, never go over, or less, or fewer,
         or lower, or below, or under, no later than, upper bound, upper limit, hard cap,
-        hard limit, <=, must stay under, must stay below, must stay within,
-        must remain under, must remain below
+        hard limit, <=
         """,
     ),
     _M.MIN: _phrases(
@@ -219,7 +222,7 @@ _PHRASES: dict[Modality, tuple[str, ...]] = {
         haven't, hadn't, wouldn't, couldn't, could not, would not, without, none, nothing,
         nobody, neither, nor, nowhere, no one, skip, skips, skipped, skipping, bypass,
         bypassed, bypassing, omit, omitted, omitting, unlimited, uncapped, unrestricted,
-        unbounded
+        unbounded, prevent, prevents, prevented, preventing
         """,
     ),
 }
@@ -255,7 +258,8 @@ _VALUE_BOUND: dict[Modality, tuple[str, ...]] = {
     _M.MAX: _phrases(
         """
         up to, under, below, within, less than, fewer than, lower than, stay under,
-        stay below, stay within, keep under, keep below, <, smaller than, shorter than
+        stay below, stay within, keep under, keep below, <, smaller than, shorter than,
+        remain under, remain below, remain within
         """,
     ),
     _M.MIN: _phrases(
@@ -314,7 +318,120 @@ def find_modality(tokens: Sequence[str]) -> tuple[Mark, ...]:
         words, modality = hit
         marks.append(Mark(modality, i, i + len(words)))
         i += len(words)
+    marks = _allowlists(tokens, _moving_bounds(_zero_negations(tokens, _kept_from(tokens, marks))))
     return _negated_bounds(tokens, _bounded_limits(tokens, _negated_permissions(marks)))
+
+
+_HOLD_REACH = 8
+_HOLDING = frozenset(
+    {"keep", "keeps", "kept", "stop", "stops", "block", "blocks", "bar", "bars", "prevent"}
+    | {"prevents", "stopping", "keeping", "blocking"},
+)
+
+
+def _kept_from(tokens: Sequence[str], marks: list[Mark]) -> list[Mark]:
+    """Read "keep the run from going over $500" as a negation of what follows "from".
+
+    Only "from" before an -ing word, after a holding verb within eight words.
+    """
+    taken = {i for m in marks for i in range(m.start, m.end)}
+    found = [
+        i
+        for i, word in enumerate(tokens)
+        if word == "from"
+        and i not in taken
+        and i + 1 < len(tokens)
+        and tokens[i + 1].endswith("ing")
+        and any(t in _HOLDING for t in tokens[max(0, i - _HOLD_REACH) : i])
+    ]
+    if not found:
+        return marks
+    # The ban sits on "from"; a negating holding verb ("prevent") is not a second one.
+    kept = [
+        Mark(_M.ABSORBED, m.start, m.end)
+        if m.modality is _M.NEGATION
+        and tokens[m.start] in _HOLDING
+        and any(m.start < i <= m.start + _HOLD_REACH for i in found)
+        else m
+        for m in marks
+    ]
+    return sorted([*kept, *(Mark(_M.FORBID, i, i + 1) for i in found)], key=lambda m: m.start)
+
+
+def _zero_negations(tokens: Sequence[str], marks: list[Mark]) -> list[Mark]:
+    """Read "zero DDL statements" as "no DDL statements"; "zero dollars" stays a value."""
+    found = [
+        Mark(_M.NEGATION, i, i + 1)
+        for i, word in enumerate(tokens)
+        if word == "zero"
+        and (i + 1 >= len(tokens) or tokens[i + 1] not in VALUE_WORDS)
+        and not any(m.start <= i < m.end for m in marks)
+    ]
+    return sorted([*marks, *found], key=lambda m: m.start) if found else marks
+
+
+# Participles that name an allowlist ("the approved vendors are ..."); the last ones are
+# marks only in that position.
+_LISTING_WORDS = frozenset({"approved", "sanctioned", "whitelisted", "allowlisted"})
+_ALLOWLISTING = frozenset({"allowed", "permitted", "authorized", "authorised"}) | _LISTING_WORDS
+_LIST_DETERMINERS = frozenset({"the", "our", "its", "their", "only"})
+
+
+def _allowlists(tokens: Sequence[str], marks: list[Mark]) -> list[Mark]:
+    """Read "Allowed regions: A, B" and "the permitted vendors are" as an exclusive list.
+
+    Only a participle that opens the statement (or follows "the") and names a noun.
+    """
+    starts = {m.start for m in marks}
+    taken = {i for m in marks for i in range(m.start, m.end)}
+    marks = sorted(
+        [
+            *marks,
+            *(
+                Mark(_M.ALLOW, i, i + 1)
+                for i, token in enumerate(tokens)
+                if token in _LISTING_WORDS and i not in taken
+            ),
+        ],
+        key=lambda m: m.start,
+    )
+    result = []
+    for mark in marks:
+        at, after = mark.start, mark.end
+        listing = (
+            mark.modality is _M.ALLOW
+            and mark.end - mark.start == 1
+            and tokens[at] in _ALLOWLISTING
+            and (at == 0 or tokens[at - 1] in _LIST_DETERMINERS)
+            and after < len(tokens)
+            and tokens[after].isalpha()
+            and after not in starts
+            and tokens[after] not in _FUNCTION_WORDS
+        )
+        if listing:
+            result.append(Mark(_M.ONLY, at, after))
+        elif tokens[at] not in _LISTING_WORDS or mark.start in starts:
+            result.append(mark)
+    return result
+
+
+_FUNCTION_WORDS = frozenset(
+    {"to", "in", "on", "at", "for", "by", "with", "from", "between", "during", "only", "as"},
+)
+
+
+def _moving_bounds(marks: list[Mark]) -> list[Mark]:
+    """Drop a lifting verb that moves toward a bound: "drop below 14" lifts nothing."""
+    return [
+        mark
+        for position, mark in enumerate(marks)
+        if not (
+            mark.modality is _M.LIFT_VERB
+            and position + 1 < len(marks)
+            and marks[position + 1].start == mark.end
+            and marks[position + 1].modality in (_M.MAX, _M.MIN)
+        )
+    ]
 
 
 def _bounded_limits(tokens: Sequence[str], marks: list[Mark]) -> list[Mark]:

@@ -172,6 +172,9 @@ def _force_differs(ctx: Context, _span: tuple[int, int] | None) -> str | None:
         added = ctx.w_classes[modality] > ctx.part.classes[modality]
         if added and not _bounded_permission(ctx, modality):
             return f"{modality.value} added"
+    part = ctx.part.classes
+    if not (part[_M.MAX] or part[_M.MIN]) and (ctx.w_classes[_M.MAX] or ctx.w_classes[_M.MIN]):
+        return "a bound added"  # "after 3 failures" is not "after more than 3 failures"
     return None
 
 
@@ -228,6 +231,8 @@ def _modifies_noun(ctx: Context, index: int, matched: set[int]) -> bool:
     win = ctx.win
     after = index + 1
     if after not in matched or win.keys[after] is None or win.keys[after].startswith("~"):  # type: ignore[union-attr]
+        return False
+    if win.clauses[after] != win.clauses[index]:
         return False
     return index == 0 or win.tokens[index - 1] not in _SUBJECTS
 
@@ -309,7 +314,7 @@ def _absence(ctx: Context) -> Reading:
         return ctx.reading(
             Kind.MUTATED, "anchor_diff", evidence=evidence | {"why": "identifier vanished"}
         )
-    if lost and strong and not missing:
+    if lost and strong and not missing and not ctx.guarded:
         return ctx.reading(
             Kind.WEAKENED, "modality_loss", evidence=evidence | {"why": "force lost"}
         )

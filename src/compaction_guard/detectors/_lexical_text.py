@@ -21,7 +21,13 @@ from compaction_guard.anchors import (
     with_rate,
 )
 from compaction_guard.detectors._lexical_frame import Frame, find_frames, reframe
-from compaction_guard.detectors._lexical_lexicon import LIGHT, PHRASES, STOPWORDS, concept
+from compaction_guard.detectors._lexical_lexicon import (
+    LIGHT,
+    MOTION,
+    PHRASES,
+    STOPWORDS,
+    concept,
+)
 from compaction_guard.detectors._lexical_modality import Mark, Modality, find_modality
 from compaction_guard.normalize import stem, tokenize
 
@@ -73,7 +79,8 @@ def token_key(token: str) -> str | None:
     word = stem(token)
     if word in LIGHT or not any(ch.isalpha() for ch in token):
         return None
-    return concept(word)
+    key = concept(word)
+    return None if key in LIGHT else key  # "target" says "use", a light word
 
 
 @functools.lru_cache(maxsize=16384)
@@ -91,7 +98,7 @@ def analyse(text: str) -> Analysis:
     frames = find_frames(text, tokens, raw_marks, clauses)
     marks = reframe(raw_marks, frames)
     keys: list[str | None] = [token_key(token) for token in tokens]
-    mark_at = _key_marks(marks, keys)
+    mark_at = _key_marks(marks, keys, tokens)
     for value in values:
         for index in range(value.start, value.end):
             token = tokens[index]
@@ -112,7 +119,7 @@ def analyse(text: str) -> Analysis:
     )
 
 
-def _key_marks(marks: tuple[Mark, ...], keys: list[str | None]) -> list[int]:
+def _key_marks(marks: tuple[Mark, ...], keys: list[str | None], tokens: list[str]) -> list[int]:
     """Blank the keys of modality words (bounds keep one pseudo key); return mark_at."""
     mark_at = [-1] * len(keys)
     for number, mark in enumerate(marks):
@@ -123,7 +130,20 @@ def _key_marks(marks: tuple[Mark, ...], keys: list[str | None]) -> list[int]:
         pseudo = _PSEUDO.get(mark.modality)
         if pseudo is not None:
             keys[mark.start] = pseudo
+            if (
+                mark.start > 0
+                and tokens[mark.start - 1] in MOTION
+                and _bare_motion(marks, tokens, mark.start - 1)
+            ):
+                keys[mark.start - 1] = None  # "drop below", "go over": the bound's verb
     return mark_at
+
+
+def _bare_motion(marks: tuple[Mark, ...], tokens: list[str], verb: int) -> bool:
+    """Tell whether a motion verb before a bound is plain ("from dropping" must be read)."""
+    if verb == 0 or tokens[verb - 1] != "from":
+        return True
+    return any(m.start == verb - 1 for m in marks)
 
 
 _PHRASE_STARTS = {words[0] for words in PHRASES}
@@ -139,7 +159,9 @@ def _read_phrases(tokens: list[str], keys: list[str | None], mark_at: list[int])
             continue
         for width in range(min(_LONGEST_PHRASE, len(tokens) - index), 1, -1):
             words = tuple(tokens[index : index + width])
-            if words in PHRASES and all(mark_at[i] < 0 for i in range(index, index + width)):
+            free = all(mark_at[i] < 0 for i in range(index, index + width))
+            if words in PHRASES and (free or not PHRASES[words]):
+                # A filler ("in every case") says nothing even around a force word.
                 keys[index : index + width] = [PHRASES[words] or None] + [None] * (width - 1)
                 index += width - 1
                 break

@@ -100,11 +100,13 @@ def is_soft_identifier(token: str) -> bool:
     return bool(_HYPHENATED.match(token))
 
 
+@functools.lru_cache(maxsize=65536)
 def identifier_parts(token: str) -> tuple[str, ...]:
     """Return the pieces of an identifier split at its joiners, empty pieces dropped."""
     return tuple(part for part in _PARTS.split(token) if part)
 
 
+@functools.lru_cache(maxsize=65536)
 def are_siblings(wanted: str, found: str) -> bool:
     """Return True when `found` looks like an edited version of identifier `wanted`.
 

@@ -34,15 +34,17 @@ def afterthoughts(ctx: Context) -> list[tuple[Counter[Modality], str]]:
     A clause qualifies when it points back (an anaphor, a rule noun or the part's own
     words) and carries no content of its own: "; the user said this no longer applies".
     """
+    # A clause without force words says nothing here: only clauses with marks are read.
     win = ctx.win
     groups: dict[int, list[tuple[Analysis, int]]] = {}
+    marked_clauses = {win.clauses[m.start] for m in win.marks}
     for index, clause in enumerate(win.clauses):
-        if clause not in ctx.al.region:
+        if clause not in ctx.al.region and clause in marked_clauses:
             groups.setdefault(clause, []).append((win, index))
     found = [(tokens, "same sentence") for tokens in groups.values()]
     following, heading = ctx.window.surroundings()
     for after in following:
-        for clause in sorted(set(after.clauses)):
+        for clause in sorted({after.clauses[m.start] for m in after.marks}):
             tokens = [(after, i) for i, c in enumerate(after.clauses) if c == clause]
             found.append((tokens, "next sentence"))
     marked = []

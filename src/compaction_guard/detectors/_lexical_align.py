@@ -19,10 +19,9 @@ from compaction_guard.anchors import (
     is_identifier,
     is_soft_identifier,
 )
-from compaction_guard.detectors._lexical_frame import TOPIC, WISH
+from compaction_guard.detectors._lexical_frame import WISH
 from compaction_guard.detectors._lexical_index import key_weight, lookup_keys
 from compaction_guard.detectors._lexical_lexicon import (
-    CONDITIONALS,
     GENERIC,
     READ_VERBS,
     RELATIONS,
@@ -32,7 +31,7 @@ from compaction_guard.detectors._lexical_lexicon import (
 )
 from compaction_guard.detectors._lexical_modality import NEGATIVE, Mark, Modality
 from compaction_guard.detectors._lexical_text import ID, Analysis, analyse, token_key
-from compaction_guard.normalize import detection_form, fold_whitespace, sentence_spans, stem
+from compaction_guard.normalize import detection_form, fold_whitespace, sentence_spans
 
 __all__ = ["Alignment", "Part", "align", "parts_of", "region_marks"]
 
@@ -43,7 +42,6 @@ _SOFT_WEIGHT = 2.0
 _LONG_WORD = 7
 # Words that carry the topic of a read-only rule: what it forbids and what it allows.
 ACCESS_KEYS = frozenset(concept(word) for word in WRITE_VERBS | READ_VERBS)
-_FRAMING = frozenset({Modality.CONDITION, Modality.HEDGE, Modality.SOFT_FORBID, Modality.LIFT})
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +61,7 @@ class Part:
     key_count: int = 0
     offered: int = 0
     family: frozenset[str] = frozenset()
+    names: tuple[int, ...] = ()
 
 
 @functools.lru_cache(maxsize=4096)
@@ -116,6 +115,11 @@ def _part(text: str) -> Part:
         classes=classes,
         parity=parity,
         key_count=len({analysis.keys[i] for i in content}),
+        names=tuple(
+            i
+            for i in content
+            if is_identifier(analysis.tokens[i]) or is_soft_identifier(analysis.tokens[i])
+        ),
         offered=sum(key_weight(k) for k in lookup_keys(analysis.tokens[i] for i in content)),
     )
 
@@ -172,6 +176,16 @@ class Alignment:
 
 
 _NOTHING_MATCHED: dict[int, int] = {}
+_NO_ALIGNMENT = Alignment(
+    matches=_NOTHING_MATCHED,
+    covered=frozenset(),
+    coverage=0.0,
+    complete=False,
+    matched_keys=0,
+    inversions=0,
+    topic_clauses=frozenset(),
+    region=frozenset(),
+)
 
 
 def align(part: Part, window: Analysis, span: tuple[int, int] | None = None) -> Alignment:
@@ -181,25 +195,10 @@ def align(part: Part, window: Analysis, span: tuple[int, int] | None = None) -> 
     elsewhere in the sentence does not pull the topic away) and follow the part's order
     where they can. With `span`, only tokens inside [start, stop) are matched.
     """
-    keys = part.analysis.keys
-    found: dict[int, tuple[list[int], int]] = {}
-    for index in part.content:
-        positions, width = _positions(part.analysis.tokens[index], keys[index], window)
-        if span is not None:
-            positions = [p for p in positions if span[0] <= p < span[1]]
-        if positions:
-            found[index] = (positions, width)
+    found = _found(part, window, span)
     if not _may_trace(part, found):
-        return Alignment(
-            matches=_NOTHING_MATCHED,
-            covered=frozenset(),
-            coverage=0.0,
-            complete=False,
-            matched_keys=0,
-            inversions=0,
-            topic_clauses=frozenset(),
-            region=frozenset(),
-        )
+        return _NO_ALIGNMENT
+    keys = part.analysis.keys
     core = _core_clause(window, found, keys)
     matches: dict[int, int] = {}
     covered: set[int] = set()
@@ -207,9 +206,10 @@ def align(part: Part, window: Analysis, span: tuple[int, int] | None = None) -> 
     last = -1
     inversions = 0
     for index, weight in zip(part.content, part.weights, strict=True):
-        if index not in found:
+        entry = found.get(index)
+        if entry is None:
             continue
-        positions, width = found[index]
+        positions, width = entry
         free = [p for p in positions if p not in covered]
         if not free:
             continue  # two words of the part never share one word of the window
@@ -217,28 +217,13 @@ def align(part: Part, window: Analysis, span: tuple[int, int] | None = None) -> 
         inversions += 0 if in_order else 1
         last = max(last, position)
         matches[index] = position
-        covered.update(range(position, position + width))
+        if width == 1:
+            covered.add(position)
+        else:
+            covered.update(range(position, position + width))
         matched_weight += weight
-    topic = frozenset(window.clauses[p] for p in matches.values())
-    in_topic = [v for v in window.values if window.clauses[v.start] in topic]
-    unplaced = [
-        wanted
-        for wanted in part.analysis.values
-        if not any(comparable(wanted, found) for found in in_topic)
-    ]
-    if topic and unplaced:
-        # The rule's words and a value sit in different clauses ("allowed at any time,
-        # including outside 09:00 to 17:00", "... or once two hours pass"): the clause
-        # holding that value is topic too.
-        topic |= {
-            window.clauses[found.start]
-            for found in window.values
-            if any(comparable(wanted, found) for wanted in unplaced)
-            and (span is None or span[0] <= found.start < span[1])
-        }
+    topic = _topic(part, window, matches, span)
     found_keys = {keys[i] for i in matches}
-    topic |= _leading_scope(window, topic)
-    matched_keys = len(found_keys)
     # A part that says one thing twice ("calls ... requests") is complete when the
     # window says it once.
     complete = all(
@@ -249,11 +234,59 @@ def align(part: Part, window: Analysis, span: tuple[int, int] | None = None) -> 
         covered=frozenset(covered),
         coverage=matched_weight / part.total,
         complete=complete,
-        matched_keys=matched_keys,
+        matched_keys=len(found_keys),
         inversions=inversions,
         topic_clauses=topic,
         region=_region(window, topic),
     )
+
+
+def _found(
+    part: Part, window: Analysis, span: tuple[int, int] | None
+) -> dict[int, tuple[list[int], int]]:
+    """Return where each content word of the part could sit in the window."""
+    keys = part.analysis.keys
+    tokens = part.analysis.tokens
+    where = window.positions
+    found: dict[int, tuple[list[int], int]] = {}
+    for index in part.content:
+        key = keys[index]
+        direct = where.get(key) if key is not None else None
+        positions, width = (direct, 1) if direct else _positions(tokens[index], key, window)
+        if span is not None:
+            positions = [p for p in positions if span[0] <= p < span[1]]
+        if positions:
+            found[index] = (positions, width)
+    return found
+
+
+def _topic(
+    part: Part, window: Analysis, matches: dict[int, int], span: tuple[int, int] | None
+) -> frozenset[int]:
+    """Return the clauses that speak about the part: matched words, values, a lead scope."""
+    clauses = window.clauses
+    topic = frozenset(clauses[p] for p in matches.values())
+    unplaced = []
+    if part.analysis.values and window.values:
+        in_topic = [v for v in window.values if clauses[v.start] in topic]
+        unplaced = [
+            wanted
+            for wanted in part.analysis.values
+            if not any(comparable(wanted, found) for found in in_topic)
+        ]
+    if topic and unplaced:
+        # The rule's words and a value sit in different clauses ("allowed at any time,
+        # including outside 09:00 to 17:00", "... or once two hours pass"): the clause
+        # holding that value is topic too.
+        topic |= {
+            clauses[found.start]
+            for found in window.values
+            if any(comparable(wanted, found) for wanted in unplaced)
+            and (span is None or span[0] <= found.start < span[1])
+        }
+    if window.tokens and window.tokens[0] in _SCOPE_WORDS:
+        topic |= _leading_scope(window, topic)
+    return topic
 
 
 _SCOPE_WORDS = frozenset(
@@ -291,11 +324,7 @@ def _may_trace(part: Part, found: dict[int, tuple[list[int], int]]) -> bool:
     weight = sum(w for i, w in zip(part.content, part.weights, strict=True) if i in found)
     if weight / part.total >= _TRACE_COVERAGE:
         return True
-    return any(
-        i not in found
-        and (is_identifier(part.analysis.tokens[i]) or is_soft_identifier(part.analysis.tokens[i]))
-        for i in part.content
-    )
+    return any(i not in found for i in part.names)
 
 
 def _core_clause(
@@ -337,18 +366,13 @@ def _positions(token: str, key: str | None, window: Analysis) -> tuple[list[int]
         # A read-only rule is carried by what it says about writing or reading.
         found = [i for i, k in enumerate(window.keys) if k in ACCESS_KEYS]
         return found, 1
-    if key is not None and not key.startswith(("~", ID)):
-        inside = [i for i, t in enumerate(window.tokens) if key in _compound_keys(t)]
+    if key is not None and window.compounds:
+        inside = window.compounds.get(key)
         if inside:
             return inside, 1  # "retention" inside "data-retention"
+    if "-" not in token:
+        return [], 1
     return _variant(token, window)
-
-
-@functools.lru_cache(maxsize=65536)
-def _compound_keys(token: str) -> frozenset[str]:
-    if not is_soft_identifier(token):
-        return frozenset()
-    return frozenset(concept(stem(piece)) for piece in token.split("-"))
 
 
 def _variant(token: str, window: Analysis) -> tuple[list[int], int]:
@@ -370,38 +394,13 @@ def _region(window: Analysis, topic: frozenset[int]) -> frozenset[int]:
     """Topic clauses plus the clauses that frame them (wrappers, conditions, hedges)."""
     if not topic:
         return topic
-    has_content: set[int] = set()
-    first_token: dict[int, int] = {}
-    for index, (key, clause) in enumerate(zip(window.keys, window.clauses, strict=True)):
-        first_token.setdefault(clause, index)
-        if key is not None:
-            has_content.add(clause)
-    region = set(topic)
-    # A label that names a topic ("Recommendations service:") frames nothing.
-    named = {
-        window.clauses[i] for f in window.frames if f.kind == TOPIC for i in range(f.start, f.end)
-    }
-    for clause, first in first_token.items():
-        if clause not in has_content:
-            region.add(clause)
-            continue
-        mark = window.mark_at[first]
-        opens = mark >= 0 and window.marks[mark].modality in _FRAMING
-        if (opens or _leads_condition(window, first)) and clause not in named:
-            region.add(clause)
+    region = topic | window.framing
     for frame in window.frames:
         # A hedging label frames every clause it governs, whatever words it holds.
         scope = range(frame.scope_start, frame.scope_end)
         if frame.kind == WISH and any(window.clauses[i] in topic for i in scope):
-            region.update(window.clauses[i] for i in range(frame.start, frame.end))
-    return frozenset(region)
-
-
-def _leads_condition(window: Analysis, first: int) -> bool:
-    """Tell whether a clause opens the sentence with a subordinator ("Where it fits, ...")."""
-    return (
-        first == 0 and window.tokens[0] in CONDITIONALS and window.clauses[-1] != window.clauses[0]
-    )
+            region |= {window.clauses[i] for i in range(frame.start, frame.end)}
+    return region
 
 
 def region_marks(window: Analysis, alignment: Alignment) -> list[Mark]:

@@ -256,13 +256,14 @@ def build_context(part: Part, window: Window, al: Alignment) -> Context:
     marks = region_marks(win, al)
     tokens = [i for i, clause in enumerate(win.clauses) if clause in al.region]
     values = [v for v in win.values if win.clauses[v.start] in al.region]
+    counted = sum(1 for mark in marks if _negates(mark, win, al))
     ctx = Context(
         part=part,
         window=window,
         al=al,
         w_classes=Counter(mark.modality for mark in marks),
-        w_parity=sum(1 for mark in marks if _negates(mark, win, al)) % 2,
-        counted=sum(1 for mark in marks if _negates(mark, win, al)),
+        w_parity=counted % 2,
+        counted=counted,
         region_tokens=tokens,
         region_values=values,
     )
@@ -301,7 +302,7 @@ def _necessity(ctx: Context) -> bool | None:
 
     Return None when there is none, else whether a condition mark holds it ("only if").
     """
-    if ctx.part.parity != 0 or ctx.w_parity != 0:
+    if ctx.part.parity != 0 or ctx.w_parity != 0 or "only" not in ctx.win.tokens:
         return None
     tokens, win = ctx.win.tokens, ctx.win
     for position in ctx.region_tokens:
@@ -346,6 +347,10 @@ def _swaps(
     ctx: Context, table: dict[str, frozenset[str]], *, skip_bounds: bool = False
 ) -> list[str]:
     part = ctx.part.analysis
+    found: list[str] = []
+    candidates = [(i, t, stem(t)) for i, t in enumerate(part.tokens) if stem(t) in table]
+    if not candidates:
+        return found
     skipped = _bound_tokens(part) if skip_bounds else frozenset()
     stems = ctx.region_stems
     if skip_bounds:
@@ -357,11 +362,9 @@ def _swaps(
             if i not in inside
             for piece in _pieces(tokens[i])
         )
-    found = []
-    for index, token in enumerate(part.tokens):
-        word = stem(token)
-        opposite = table.get(word)
-        if index in skipped or not opposite:
+    for index, token, word in candidates:
+        opposite = table[word]
+        if index in skipped:
             continue
         if word not in stems and opposite & stems:
             if skip_bounds and _converse(ctx, index, opposite):
@@ -431,8 +434,7 @@ def force_kept(ctx: Context) -> int:
 
 
 def has_sibling(part: Part, al: Alignment, window: Analysis) -> bool:
-    names = [part.analysis.tokens[i] for i in part.content if i not in al.matches]
-    names = [name for name in names if is_name(name)]
+    names = [part.analysis.tokens[i] for i in part.names if i not in al.matches]
     found = names_in(window.tokens) if names else ()
     return any(are_siblings(name, other) for name in names for _, other in found)
 

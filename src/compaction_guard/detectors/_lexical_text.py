@@ -20,8 +20,9 @@ from compaction_guard.anchors import (
     rate_of,
     with_rate,
 )
-from compaction_guard.detectors._lexical_frame import Frame, find_frames, reframe
+from compaction_guard.detectors._lexical_frame import TOPIC, Frame, find_frames, reframe
 from compaction_guard.detectors._lexical_lexicon import (
+    CONDITIONALS,
     LIGHT,
     MOTION,
     PHRASES,
@@ -64,6 +65,8 @@ class Analysis:
     clauses: tuple[int, ...]
     positions: dict[str, list[int]]
     frames: tuple[Frame, ...] = ()
+    framing: frozenset[int] = frozenset()
+    compounds: dict[str, list[int]] = dataclasses.field(default_factory=dict)
 
 
 @functools.lru_cache(maxsize=131072)
@@ -204,9 +207,12 @@ def _build(
     frames: tuple[Frame, ...] = (),
 ) -> Analysis:
     positions: dict[str, list[int]] = {}
+    compounds: dict[str, list[int]] = {}
     for index, key in enumerate(keys):
         if key is not None:
             positions.setdefault(key, []).append(index)
+        for piece in _compound_keys(tokens[index]):
+            compounds.setdefault(piece, []).append(index)
     return Analysis(
         text,
         tuple(tokens),
@@ -217,7 +223,55 @@ def _build(
         tuple(clauses),
         positions,
         frames,
+        _framing(tokens, keys=keys, marks=marks, mark_at=mark_at, clauses=clauses, frames=frames),
+        compounds,
     )
+
+
+@functools.lru_cache(maxsize=65536)
+def _compound_keys(token: str) -> frozenset[str]:
+    """Return the keys of the parts of a hyphenated word ("data-retention")."""
+    if "-" not in token or not is_soft_identifier(token):
+        return frozenset()
+    return frozenset(concept(stem(piece)) for piece in token.split("-"))
+
+
+_FRAMING = frozenset({Modality.CONDITION, Modality.HEDGE, Modality.SOFT_FORBID, Modality.LIFT})
+
+
+def _framing(
+    tokens: list[str],
+    *,
+    keys: list[str | None],
+    marks: tuple[Mark, ...],
+    mark_at: list[int],
+    clauses: list[int],
+    frames: tuple[Frame, ...],
+) -> frozenset[int]:
+    """Return the clauses that frame whatever rule sits next to them.
+
+    A clause without content, one that opens with a condition, hedge or lifting word, or
+    a leading subordinate clause ("Where the schedule allows it, ..."). A label that
+    names a topic ("Recommendations service:") frames nothing.
+    """
+    has_content: set[int] = set()
+    first_token: dict[int, int] = {}
+    for index, (key, clause) in enumerate(zip(keys, clauses, strict=True)):
+        first_token.setdefault(clause, index)
+        if key is not None:
+            has_content.add(clause)
+    named = {clauses[i] for f in frames if f.kind == TOPIC for i in range(f.start, f.end)}
+    leads = bool(tokens) and tokens[0] in CONDITIONALS and clauses[-1] != clauses[0]
+    framing = set()
+    for clause, first in first_token.items():
+        if clause not in has_content:
+            framing.add(clause)
+            continue
+        mark = mark_at[first]
+        opens = mark >= 0 and marks[mark].modality in _FRAMING
+        if (opens or (first == 0 and leads)) and clause not in named:
+            framing.add(clause)
+    return frozenset(framing)
 
 
 _CONTRACTIONS = {

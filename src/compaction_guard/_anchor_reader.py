@@ -359,18 +359,22 @@ class _Reader:
         word, end = self.word, self.i + 1
         if word in TIMEZONES:
             return self.make("unit", "timezone", TIMEZONES[word], Fraction(0), end)
-        region = self.region()
-        if region is not None:
-            return region
+        return self.region() or self.bare_unit()
+
+    def bare_unit(self) -> Value | None:
+        """Read a unit or currency word standing alone ("in kilograms")."""
+        word, end = singular(self.word), self.i + 1
         if word not in BARE_UNITS or NUMBER.match(self.at(self.i + 1)):
             return None
         if self.i > 0 and NUMBER.match(self.tokens[self.i - 1]):
             return None  # "1,200 USD": the currency belongs to the number
-        word = singular(word)
         if word in CURRENCY_WORDS:
             return self.make("unit", "money", CURRENCY_WORDS[word], Fraction(0), end)
-        dimension = UNITS[word][0] if word in UNITS else BARE_SYSTEMS.get(word, word)
-        return self.make("unit", dimension, word, Fraction(0), end)
+        if word in UNITS:
+            # "kg" and "kilograms" name one unit: compare by dimension and size.
+            dimension, factor = UNITS[word]
+            return self.make("unit", dimension, str(factor), Fraction(0), end)
+        return self.make("unit", BARE_SYSTEMS.get(word, word), word, Fraction(0), end)
 
     def region(self) -> Value | None:
         """Read a region code ("EU", "the US") or a region name ("European Union")."""

@@ -62,9 +62,12 @@ _DATA = {"b": 1, "byte": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
 _DATA |= {"kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
 _DATA |= {"kilobyte": 10**3, "megabyte": 10**6, "gigabyte": 10**9, "terabyte": 10**12}
 _LENGTH = {"mm": 0.001, "cm": 0.01, "km": 1000, "meter": 1, "metre": 1, "ft": 0.3048}
+_LENGTH |= {"millimeter": 0.001, "millimetre": 0.001, "centimeter": 0.01, "centimetre": 0.01}
+_LENGTH |= {"kilometer": 1000, "kilometre": 1000}
 _LENGTH |= {"feet": 0.3048, "foot": 0.3048, "mile": 1609.344, "mi": 1609.344, "inch": 0.0254}
 _MASS = {"mg": 0.001, "g": 1, "gram": 1, "kg": 1000, "kilogram": 1000, "lb": 453.59237}
-_MASS |= {"lbs": 453.59237, "oz": 28.349523125, "tonne": 10**6}
+_MASS |= {"lbs": 453.59237, "oz": 28.349523125, "tonne": 10**6, "milligram": 0.001}
+_MASS |= {"pound": 453.59237, "ounce": 28.349523125}
 UNITS: dict[str, tuple[str, Fraction]] = {}
 for _dimension, _table in (("time", _TIME), ("data", _DATA), ("length", _LENGTH), ("mass", _MASS)):
     for _name, _factor in _table.items():
@@ -84,6 +87,9 @@ TIMEZONES |= {"aest": "aest", "bst": "bst", "cst": "cst", "cdt": "cdt", "mst": "
 BARE_UNITS = {"ms", "kb", "mb", "gb", "tb", "pb", "kib", "mib", "gib", "tib", "mm", "cm"}
 BARE_UNITS |= {"km", "kg", "mg", "lb", "lbs", "oz", "ft", "usd", "eur", "gbp", "jpy", "cad"}
 BARE_UNITS |= {"aud", "chf", "inr", "celsius", "fahrenheit", "metric", "imperial"}
+BARE_UNITS |= {"millimeter", "millimetre", "centimeter", "centimetre", "kilometer", "kilometre"}
+BARE_UNITS |= {"kilogram", "gram", "milligram", "pound", "ounce", "megabyte", "gigabyte"}
+BARE_UNITS |= {"kilobyte", "terabyte", "inch", "foot", "feet", "mile", "meter", "metre"}
 # Region codes ("the US" only after "the": otherwise it is the pronoun).
 REGIONS = {"eu", "eea", "uk", "us", "usa", "emea", "apac", "latam", "amer", "anz", "mena"}
 # Region names written out; each reads as its code.
@@ -186,6 +192,8 @@ VALUE_WORDS = frozenset(
     {*UNITS, *(unit + "s" for unit in UNITS), *CURRENCY_WORDS}
     | {word + "s" for word in CURRENCY_WORDS}
     | {*MULTIPLIERS, *PERCENT, *TIMEZONES, *BARE_UNITS, *WORD_NUMBERS, *TIMES_WORDS}
+    | {unit + "s" for unit in BARE_UNITS}
+    | set(RATES)
     | set(ORDINAL_WORDS)
     | REGIONS
     | {*MONTHS, *WEEKDAYS, *(day + "s" for day in WEEKDAYS)}

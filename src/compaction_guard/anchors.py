@@ -18,7 +18,7 @@ from compaction_guard._anchor_reader import (
     value_at,
     with_rate,
 )
-from compaction_guard._anchor_units import IP, VALUE_WORDS
+from compaction_guard._anchor_units import IP, RATES, UNITS, VALUE_WORDS
 
 __all__ = [
     "VALUE_WORDS",
@@ -47,6 +47,9 @@ def values_equal(left: Value, right: Value) -> bool:
         return left.amount == right.amount and left.per == right.per
     if left.kind == "number" or right.kind == "number":
         plain, other = (left, right) if left.kind == "number" else (right, left)
+        if other.dimension == "rate" and other.unit in RATES:
+            # "60 requests per minute" is "60 rpm"
+            return plain.per == _rate_per(other.unit) and plain.amount == other.amount
         return not plain.unit and not plain.per and plain.amount == other.raw
     if left.kind == "date" == right.kind and {left.unit, right.unit} == {"md", "ymd"}:
         return left.amount % 10000 == right.amount % 10000
@@ -58,6 +61,11 @@ def values_equal(left: Value, right: Value) -> bool:
 
 
 _UNIT_KINDS = {"money", "version", "unit"}
+
+
+def _rate_per(rate: str) -> str:
+    dimension, factor = UNITS[RATES[rate]]
+    return f"{dimension}:{factor}"
 
 
 def comparable(left: Value, right: Value) -> bool:

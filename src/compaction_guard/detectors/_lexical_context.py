@@ -23,6 +23,7 @@ from compaction_guard.detectors._lexical_align import region_marks
 from compaction_guard.detectors._lexical_lexicon import (
     ANTONYMS,
     CONDITIONALS,
+    GENERIC,
     OPPOSITE_ACTS,
     READ_VERBS,
     SUBORDINATORS,
@@ -288,6 +289,9 @@ def build_context(part: Part, window: Window, al: Alignment) -> Context:
         # "no writes to X" says "X is read-only": its negation is part of the restriction.
         ctx.w_classes[_M.READONLY] += 1
         ctx.w_parity ^= 1
+    if part.classes[_M.ONLY] and not ctx.w_classes[_M.ONLY] and _others_banned(ctx):
+        # "...; other regions are off-limits": a ban on every alternative says "only".
+        ctx.w_classes[_M.ONLY] += 1
     if part.classes[_M.ONLY] and not ctx.w_classes[_M.ONLY] and only_by_negation(ctx):
         # "X and nobody else" says "only X": its negation is part of the restriction
         # (when it was counted at all: "and to nobody else" frames, it was not).
@@ -295,6 +299,31 @@ def build_context(part: Part, window: Window, al: Alignment) -> Context:
         if ctx.counted:
             ctx.w_parity ^= 1
     return ctx
+
+
+def _others_banned(ctx: Context) -> bool:
+    """Find a clause outside the region that bans every other choice.
+
+    "Other vendors are not allowed", "nothing else may be used": it names nothing but
+    the rule's own words and the kind of alternative.
+    """
+    win = ctx.win
+    clauses = {win.clauses[m.start] for m in win.marks if m.modality in (_M.FORBID, _M.NEGATION)}
+    for clause in clauses - ctx.al.region:
+        tokens = [i for i, c in enumerate(win.clauses) if c == clause]
+        if not any(win.tokens[i] in ONLY_WORDS for i in tokens):
+            continue
+        marks = [m for m in win.marks if win.clauses[m.start] == clause]
+        if sum(1 for m in marks if m.modality in NEGATIVE) % 2 == 0 or any(
+            m.modality in (_M.ALLOW, _M.EXTEND, _M.HEDGE) for m in marks
+        ):
+            continue
+        # The noun right after "other" names the kind of alternative ("other vendors").
+        named = {i + 1 for i in tokens if win.tokens[i] in ONLY_WORDS}
+        keys = {win.keys[i] for i in tokens if i not in named} - {None}
+        if all(k in ctx.part.family or k in GENERIC for k in keys):
+            return True
+    return False
 
 
 def _necessity(ctx: Context) -> bool | None:

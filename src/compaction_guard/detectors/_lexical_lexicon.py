@@ -201,6 +201,7 @@ _PHRASE_GROUPS = (
     ("deploy", "roll out, rolls out, rolled out, go live, goes live, push to production"),
     ("delete", "get rid of, throw away"),
     ("consecutive", "in a row, back to back, back-to-back"),
+    ("approve", "approving review, approving reviews, approved review, approved reviews"),
     ("send", "go to, goes to, went to, gone to"),
     ("pin", "fixed at, fixed to, held at, hold at, frozen at, locked at, locked to"),
     # Fillers that say nothing about the rule.
@@ -208,6 +209,7 @@ _PHRASE_GROUPS = (
     ("", "in every case, in any case, in each case, across the board, in short, in summary"),
     ("", "in brief, in other words, for the record, for context, for reference, to be clear"),
     ("", "to clarify, as a reminder, to summarize, to summarise, to recap, in a nutshell"),
+    ("", "end up, ends up, ended up"),
 )
 _CONCEPTS: dict[str, str] = {}
 for _group in _GROUPS:

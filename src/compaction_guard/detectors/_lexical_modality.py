@@ -74,7 +74,9 @@ _PHRASES: dict[Modality, tuple[str, ...]] = {
         forbidden, forbid, forbids, prohibited, prohibit, prohibits, banned, disallowed,
         off-limits, off limits, under no circumstances, no, refrain from, must avoid,
         is not to, are not to, not to be, never ever, not ever, at no time, do not ever,
-        may never, can never, should under no circumstances
+        may never, can never, should under no circumstances, off the table,
+        out of the question, not an option, no-go, a no-go, ruled out, out of bounds,
+        unacceptable, not acceptable, never acceptable
         """,
     ),
     _M.OBLIGE: _phrases(
@@ -86,7 +88,8 @@ _PHRASES: dict[Modality, tuple[str, ...]] = {
         non-negotiable, nonnegotiable, a must, mandated, enforced, gated on, gated by,
         gated behind, contingent on, contingent upon, conditional on, conditional upon,
         subject to, wait for, waits for, blocked on, blocked until, is expected to,
-        are expected to
+        are expected to, obligatory, prerequisite, prerequisites, precondition,
+        pre-requisite
         """,
     ),
     _M.ALLOW: _phrases(
@@ -149,7 +152,8 @@ _PHRASES: dict[Modality, tuple[str, ...]] = {
         must not exceed, cannot exceed, can't exceed, shall not exceed, may not exceed,
         won't exceed, must never exceed, not go over, never go over, or less, or fewer,
         or lower, or below, or under, no later than, upper bound, upper limit, hard cap,
-        hard limit, <=
+        hard limit, <=, rate-limited to, rate limited to, throttled to, capped to,
+        tops out at, at the most, at the very most
         """,
     ),
     _M.MIN: _phrases(
@@ -318,7 +322,10 @@ def find_modality(tokens: Sequence[str]) -> tuple[Mark, ...]:
         words, modality = hit
         marks.append(Mark(modality, i, i + len(words)))
         i += len(words)
-    marks = _allowlists(tokens, _moving_bounds(_zero_negations(tokens, _kept_from(tokens, marks))))
+    marks = _allowlists(
+        tokens,
+        _moving_bounds(_zero_negations(tokens, _kept_out(tokens, _kept_from(tokens, marks)))),
+    )
     return _negated_bounds(tokens, _bounded_limits(tokens, _negated_permissions(marks)))
 
 
@@ -356,6 +363,23 @@ def _kept_from(tokens: Sequence[str], marks: list[Mark]) -> list[Mark]:
         for m in marks
     ]
     return sorted([*kept, *(Mark(_M.FORBID, i, i + 1) for i in found)], key=lambda m: m.start)
+
+
+_STAYING = frozenset({"keep", "keeps", "kept", "keeping", "stay", "stays", "stayed"})
+
+
+def _kept_out(tokens: Sequence[str], marks: list[Mark]) -> list[Mark]:
+    """Read "keep PII out of the logs" as a ban on what is kept out."""
+    taken = {i for m in marks for i in range(m.start, m.end)}
+    found = [
+        Mark(_M.FORBID, i, i + 2)
+        for i, word in enumerate(tokens[:-1])
+        if word == "out"
+        and tokens[i + 1] == "of"
+        and i not in taken
+        and any(t in _STAYING for t in tokens[max(0, i - _HOLD_REACH) : i])
+    ]
+    return sorted([*marks, *found], key=lambda m: m.start) if found else marks
 
 
 def _zero_negations(tokens: Sequence[str], marks: list[Mark]) -> list[Mark]:

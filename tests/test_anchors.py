@@ -11,7 +11,9 @@ from compaction_guard.anchors import (
     is_identifier,
     is_numeric,
     is_soft_identifier,
+    rate_of,
     values_equal,
+    with_rate,
 )
 from compaction_guard.normalize import detection_form, tokenize
 
@@ -177,3 +179,65 @@ def test_are_siblings_recognises_edited_names(wanted: str, found: str) -> None:
 def test_are_siblings_rejects_unrelated_and_identical_names() -> None:
     assert not are_siblings("orders_prod", "billing_live")
     assert not are_siblings("orders_prod", "orders_prod")
+
+
+@pytest.mark.parametrize(
+    ("left", "right"),
+    [
+        ("a 30-day window", "30 days"),
+        ("a two-hour limit", "2 hours"),
+        ("an hour", "60 minutes"),
+        ("half an hour", "30 minutes"),
+        ("10 straight minutes", "10 minutes"),
+    ],
+)
+def test_durations_written_as_words_or_compounds_equal_their_numbers(left: str, right: str) -> None:
+    assert values_equal(one(left), one(right))
+
+
+def test_a_region_name_equals_its_code() -> None:
+    assert values_equal(one("inside the European Union"), one("in the EU"))
+
+
+@pytest.mark.parametrize(("word", "symbol"), [("kilograms", "kg"), ("centimetres", "cm")])
+def test_unit_words_equal_their_symbols(word: str, symbol: str) -> None:
+    assert values_equal(one(f"in {word}"), one(f"in {symbol}"))
+
+
+def test_unit_words_of_another_size_differ() -> None:
+    assert not values_equal(one("in millimetres"), one("in cm"))
+
+
+def test_a_count_per_minute_equals_a_per_minute_rate_unit() -> None:
+    assert values_equal(one("60 requests per minute"), one("60 rpm"))
+    assert not values_equal(one("60 requests per minute"), one("60 rps"))
+
+
+def test_a_rate_after_a_compound_noun_belongs_to_the_count() -> None:
+    assert values_equal(one("5,000 github api requests per hour"), one("5,000 an hour"))
+
+
+def test_a_rate_adverb_reads_into_an_amount_only_through_with_rate() -> None:
+    per = rate_of("daily")
+    assert per is not None
+    assert values_equal(with_rate(one("$250"), per), one("$250 per day"))
+    assert rate_of("weekly") != per
+
+
+def test_ordinal_words_from_third_are_values() -> None:
+    assert values_equal(one("the third failure"), one("3 failures"))
+
+
+def test_zero_before_a_noun_is_a_negation_not_a_value() -> None:
+    assert values("zero DDL statements") == ()
+    assert values_equal(one("zero dollars"), one("$0"))
+
+
+def test_a_percentage_reads_its_rate() -> None:
+    assert values_equal(one("2% per week"), one("2% a week"))
+    assert not values_equal(one("2% per week"), one("2%"))
+
+
+def test_are_siblings_recognises_one_part_extended_in_place() -> None:
+    assert are_siblings("m5.xlarge", "m5.2xlarge")
+    assert not are_siblings("m5.xlarge", "c6.large")

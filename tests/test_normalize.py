@@ -124,6 +124,11 @@ def test_contains_token_refuses_an_empty_needle() -> None:
         (("cap", "caps", "capped"), "cap"),
         (("approve", "approved", "approval"), "approv"),
         (("exceed", "exceeds", "exceeded"), "exceed"),
+        (("decimal", "decimals"), "decim"),
+        (("provision", "provisioned", "provisioning", "provisions"), "provis"),
+        (("approval", "approvals"), "approv"),
+        (("buy", "bought"), "buy"),
+        (("freeze", "frozen", "froze"), "freez"),
     ],
 )
 def test_stem_folds_inflections_to_one_stem(words: tuple[str, ...], expected: str) -> None:
@@ -137,3 +142,7 @@ def test_stem_leaves_identifiers_and_short_words_alone() -> None:
         "log",
         "use",
     ]
+
+
+def test_stem_reads_a_clipped_past_tense_as_its_verb() -> None:
+    assert stem("cc'd") == stem("cc")

@@ -254,3 +254,72 @@ def test_lexical_decided_by_names_the_layer_and_rule(kind: Kind) -> None:
     result = DetectorChain([LexicalDetector()]).run(invariant(CAP), view(summaries[kind]))
     assert result.verdict.kind is kind
     assert result.decided_by == f"lexical.{result.verdict.rule}"
+
+
+def test_lexical_bound_restated_as_a_ban_on_the_other_side_is_paraphrased() -> None:
+    found = verdict(CAP, view("Spending above $500 on this run is not allowed."))
+    assert (found.kind, found.rule) == (Kind.PARAPHRASED, "paraphrase")
+
+
+def test_lexical_bound_restated_as_a_permission_past_it_is_contradicted() -> None:
+    assert verdict(CAP, view("Spending above $500 on this run is allowed.")).kind is (
+        Kind.CONTRADICTED
+    )
+
+
+def test_lexical_other_side_of_a_bound_as_a_stop_trigger_abstains() -> None:
+    """ "If spend would go over $500, stop" is no reversal, and too loose to certify."""
+    outcome = detect(CAP, view("If spending on this run would go over $500, stop and ask."))
+    assert isinstance(outcome, Abstain)
+    assert outcome.forbid == CERTIFYING_KINDS
+
+
+def test_lexical_obligation_restated_as_a_gated_ban_abstains() -> None:
+    rule = "Changes to payments-staging require sign-off from the payments lead."
+    outcome = detect(
+        rule, view("No change goes to payments-staging until the payments lead signs off.")
+    )
+    assert isinstance(outcome, Abstain)
+
+
+def test_lexical_only_after_states_a_requirement() -> None:
+    rule = "Every pull request needs two approving reviews before merging."
+    seen = view("Pull requests are merged only after two approving reviews.")
+    assert verdict(rule, seen).kind is Kind.PARAPHRASED
+
+
+def test_lexical_converse_relation_is_paraphrased_and_swapped_sides_contradicted() -> None:
+    rule = "Take a database snapshot before every schema migration."
+    converse = view("Every schema migration happens after a database snapshot is taken.")
+    swapped = view("Run every schema migration before taking a database snapshot.")
+    assert (verdict(rule, converse).kind, verdict(rule, swapped).kind) == (
+        Kind.PARAPHRASED,
+        Kind.CONTRADICTED,
+    )
+
+
+def test_lexical_leading_scope_clause_narrows_the_rule() -> None:
+    found = verdict(NO_PUSH, view("In staging, never push directly to main."))
+    assert found.kind is Kind.WEAKENED
+
+
+def test_lexical_allowlist_label_says_only() -> None:
+    rule = "Run inference only in us-east-1 and eu-west-1."
+    seen = view("Allowed inference regions: us-east-1 and eu-west-1.")
+    assert verdict(rule, seen).kind is Kind.PARAPHRASED
+
+
+def test_lexical_keep_from_negates_the_bound_after_it() -> None:
+    rule = "Keep the p99 latency of checkout under 800 ms."
+    assert verdict(rule, view("Keep the p99 latency of checkout from exceeding 800 ms.")).kind is (
+        Kind.PARAPHRASED
+    )
+    assert verdict(
+        rule, view("Keep the p99 latency of checkout from dropping under 800 ms.")
+    ).kind is (Kind.CONTRADICTED)
+
+
+def test_lexical_a_bound_added_to_a_rule_without_one_is_never_certified() -> None:
+    rule = "Stop the job after 3 consecutive failures."
+    outcome = detect(rule, view("Stop the job after more than 3 consecutive failures."))
+    assert not (isinstance(outcome, LayerVerdict) and outcome.kind in CERTIFYING_KINDS)

@@ -62,6 +62,7 @@ class Part:
     offered: int = 0
     family: frozenset[str] = frozenset()
     names: tuple[int, ...] = ()
+    keyed: tuple[tuple[int, str], ...] = ()
 
 
 @functools.lru_cache(maxsize=4096)
@@ -115,6 +116,7 @@ def _part(text: str) -> Part:
         classes=classes,
         parity=parity,
         key_count=len({analysis.keys[i] for i in content}),
+        keyed=tuple((i, analysis.keys[i]) for i in content),  # type: ignore[misc]
         names=tuple(
             i
             for i in content
@@ -245,13 +247,11 @@ def _found(
     part: Part, window: Analysis, span: tuple[int, int] | None
 ) -> dict[int, tuple[list[int], int]]:
     """Return where each content word of the part could sit in the window."""
-    keys = part.analysis.keys
     tokens = part.analysis.tokens
     where = window.positions
     found: dict[int, tuple[list[int], int]] = {}
-    for index in part.content:
-        key = keys[index]
-        direct = where.get(key) if key is not None else None
+    for index, key in part.keyed:
+        direct = where.get(key)
         positions, width = (direct, 1) if direct else _positions(tokens[index], key, window)
         if span is not None:
             positions = [p for p in positions if span[0] <= p < span[1]]

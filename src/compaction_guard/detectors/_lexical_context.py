@@ -396,28 +396,34 @@ def _swaps(
         if index in skipped:
             continue
         if word not in stems and opposite & stems:
-            if skip_bounds and _converse(ctx, index, opposite):
-                continue
+            if skip_bounds and _around(ctx, index, opposite) == "swapped":
+                continue  # "B after A" for "A before B": the same statement
             found.append(f"{token}->{'/'.join(sorted(opposite & stems))}")
+        elif skip_bounds and word in stems and _around(ctx, index, {word}) == "swapped":
+            found.append(f"{token}: its two sides swapped")  # "B before A" for "A before B"
     return found
 
 
-def _converse(ctx: Context, index: int, opposite: frozenset[str]) -> bool:
-    """Tell whether the window says "B after A" for the rule's "A before B".
+def _around(ctx: Context, index: int, relation: frozenset[str] | set[str]) -> str | None:
+    """Tell how the window places the rule's words around a relation word.
 
-    The words around the relation swap sides along with it, so nothing is reversed.
+    Return "kept" when the words on each side of the rule's relation at `index` sit on
+    the same sides of such a word in the window, "swapped" when only the other way round
+    is found, and None when neither can be told.
     """
     matches = ctx.al.matches
     left = max((i for i in matches if i < index), default=None)
     right = min((i for i in matches if i > index), default=None)
     if left is None or right is None:
-        return False
+        return None
     w_left, w_right = matches[left], matches[right]
     tokens = ctx.win.tokens
-    return any(
-        w_right < position < w_left and stem(tokens[position]) in opposite
-        for position in ctx.region_tokens
-    )
+    places = [p for p in ctx.region_tokens if stem(tokens[p]) in relation]
+    if any(w_left < p < w_right for p in places):
+        return "kept"
+    if any(w_right < p < w_left for p in places):
+        return "swapped"
+    return None
 
 
 def _bound_tokens(analysis: Analysis) -> frozenset[int]:

@@ -78,10 +78,11 @@ def evaluate(part: Part, window: Window) -> Reading | None:
 def _is_trace(part: Part, al: Alignment, window: Analysis) -> bool:
     if not al.matches:
         return False
-    if al.coverage < TOPIC_COVERAGE and has_sibling(part, al, window):
+    if al.matched_keys >= min(2, part.key_count) or al.coverage >= TOPIC_COVERAGE:
         return True
-    ids = any(part.analysis.keys[i].startswith("id:") for i in al.matches)  # type: ignore[union-attr]
-    return ids or al.matched_keys >= min(2, part.key_count) or al.coverage >= TOPIC_COVERAGE
+    if any(part.analysis.keys[i].startswith("id:") for i in al.matches):  # type: ignore[union-attr]
+        return True
+    return has_sibling(part, al, window)
 
 
 def _verbatim(ctx: Context) -> Reading | None:

@@ -313,6 +313,8 @@ def _others_banned(ctx: Context) -> bool:
         tokens = [i for i, c in enumerate(win.clauses) if c == clause]
         if not any(win.tokens[i] in ONLY_WORDS for i in tokens):
             continue
+        if any(win.clauses[v.start] == clause for v in win.values):
+            continue  # "other regions are off-limits on weekends" bans less
         marks = [m for m in win.marks if win.clauses[m.start] == clause]
         if sum(1 for m in marks if m.modality in NEGATIVE) % 2 == 0 or any(
             m.modality in (_M.ALLOW, _M.EXTEND, _M.HEDGE) for m in marks

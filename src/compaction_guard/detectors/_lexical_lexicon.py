@@ -87,8 +87,7 @@ LIGHT = _stems(
     subsequently afterwards today yesterday recently initially originally since then
     carried in-force effect place keep keeps kept use uses using
     used run runs running ran perform performed happen happens occur occurs appear appears
-    go goes get gets done treat treated regard regarded absolutely strict hard
-    ever completely entirely
+    go goes get gets done treat treated regard regarded absolutely ever
     """,
 )
 # Verbs that report who stated a rule; whoever comes before them frames the rule.

@@ -406,6 +406,8 @@ def _allowlists(tokens: Sequence[str], marks: list[Mark]) -> list[Mark]:
 
     Only a participle that opens the statement (or follows "the") and names a noun.
     """
+    if _PARTIAL_LIST & set(tokens):
+        return marks  # "allowed regions include ...": a list that may go on
     starts = {m.start for m in marks}
     taken = {i for m in marks for i in range(m.start, m.end)}
     marks = sorted(
@@ -439,6 +441,7 @@ def _allowlists(tokens: Sequence[str], marks: list[Mark]) -> list[Mark]:
     return result
 
 
+_PARTIAL_LIST = frozenset({"include", "includes", "including", "among", "e.g", "like", "such"})
 _FUNCTION_WORDS = frozenset(
     {"to", "in", "on", "at", "for", "by", "with", "from", "between", "during", "only", "as"},
 )

@@ -154,6 +154,18 @@ class Context:
         return (fewer_max and more_min) or (fewer_min and more_max)
 
     @functools.cached_property
+    def bound_on_value(self) -> bool:
+        """Whether a swapped bound holds the rule's own value (see `bound_swap`).
+
+        "Spend so far is above $120" for "the cap is $500" bounds another value: a
+        measurement, not the rule turned round.
+        """
+        values = self.part.analysis.values
+        return not values or any(
+            values_equal(v, found) for v in values for found in self.region_values
+        )
+
+    @functools.cached_property
     def complement(self) -> bool:
         """Whether the window states the other side of the rule (bound and polarity reversed).
 
@@ -176,7 +188,22 @@ class Context:
             return False  # the rule is a trigger itself: its bound turned is a reversal
         if w[_M.CONDITION]:
             return True
+        if w[_M.OBLIGE] and not any(self.part.classes[m] for m in STRONG) and self.consequence:
+            return True  # "anything over $500 needs the user's approval"
         return any(self.win.tokens[i] in _TRIGGERS for i in self.region_tokens)
+
+    @functools.cached_property
+    def consequence(self) -> bool:
+        """Whether the window names something the rule does not (an approval, a stop)."""
+        win, family, covered = self.win, self.part.family, self.al.covered
+        return any(
+            (key := win.keys[i]) is not None
+            and not key.startswith("~")
+            and key not in family
+            and key not in GENERIC
+            and i not in covered
+            for i in self.region_tokens
+        )
 
     @functools.cached_property
     def gated(self) -> bool:

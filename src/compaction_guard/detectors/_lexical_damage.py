@@ -81,7 +81,7 @@ def polarity(ctx: Context) -> Reading | None:
 
 
 def _bound_reversed(ctx: Context) -> str | None:
-    if ctx.guarded:
+    if ctx.guarded or not ctx.bound_on_value:
         return None
     acts = len(ctx.act_swaps)
     if ctx.bound_swap and (ctx.part.parity + acts) % 2 == ctx.w_parity:
@@ -114,7 +114,7 @@ def _afterthought_permits(ctx: Context) -> str | None:
 
 
 def _negated(ctx: Context) -> str | None:
-    if ctx.gated:
+    if ctx.gated or ctx.guarded:
         return None
     if _flipped(ctx) and not _limited_permission(ctx) and not _hedged_negation(ctx):
         swaps = ctx.relation_swaps + ctx.act_swaps

@@ -44,7 +44,8 @@ def _changed_value(ctx: Context) -> Reading | None:
         return None
     # Without the rule's force a different value is a measurement ("spent $120 so far"
     # for "cap $500"), unless it sits in the same frame ("every 180 days" for "every 90").
-    loose = bool(ctx.lost) and ctx.al.coverage < STRONG_COVERAGE
+    # A value under the opposite bound is a measurement too ("spend is above $120").
+    loose = (bool(ctx.lost) and ctx.al.coverage < STRONG_COVERAGE) or ctx.bound_swap
     c_values = ctx.part.analysis.values
     for wanted in c_values:
         if any(values_equal(wanted, found) for found in ctx.region_values):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from compaction_guard.anchors import is_identifier
+from compaction_guard.anchors import is_identifier, values_equal
 from compaction_guard.detectors._lexical_align import align
 from compaction_guard.detectors._lexical_context import (
     MAX_GAP,
@@ -307,7 +307,7 @@ def _absence(ctx: Context) -> Reading:
     lost = ctx.lost
     strong = ctx.al.coverage >= STRONG_COVERAGE and ctx.topical
     evidence: dict[str, Any] = {"missing": missing + ids, "lost": lost}
-    if missing and strong:
+    if missing and strong and not _unread_numeral(ctx) and not _continued(ctx):
         return ctx.reading(
             Kind.MUTATED, "anchor_diff", evidence=evidence | {"why": "value vanished"}
         )
@@ -325,6 +325,38 @@ def _absence(ctx: Context) -> Reading:
     if hint is not None:
         evidence["hint"] = hint.value
     return ctx.reading(None, rule, signs=signs or hint is not None, evidence=evidence, hint=hint)
+
+
+def _continued(ctx: Context) -> bool:
+    """Tell whether the next sentences hold every value this window lacks.
+
+    "The job stops after three failures in a row. It also stops at the two-hour mark.":
+    the rule goes on in the next sentence; nothing vanished.
+    """
+    following, _ = ctx.window.surroundings()
+    return all(
+        any(values_equal(wanted, found) for after in following for found in after.values)
+        for wanted in missing_values(ctx)
+    )
+
+
+def _unread_numeral(ctx: Context) -> bool:
+    """Tell whether the region holds a number the value reader could not place.
+
+    "The 2h30 mark", "a couple of failures": the value may be there in a form not read,
+    so its absence is not stated damage.
+    """
+    win = ctx.win
+    inside = {i for v in ctx.region_values for i in range(v.start, v.end)}
+    return any(
+        i not in inside
+        and (any(ch.isdigit() for ch in win.tokens[i]) or win.tokens[i] in _NUMERALS)
+        for i in ctx.region_tokens
+        if not is_identifier(win.tokens[i])
+    )
+
+
+_NUMERALS = frozenset({"couple", "few", "several", "dozen", "half", "quarter", "first", "second"})
 
 
 def _hint(ctx: Context) -> Kind | None:

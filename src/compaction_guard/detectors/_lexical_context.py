@@ -186,11 +186,13 @@ class Context:
             return False
         if self.part.classes[_M.CONDITION] or _TRIGGERS & set(self.part.analysis.tokens):
             return False  # the rule is a trigger itself: its bound turned is a reversal
-        if w[_M.CONDITION]:
-            return True
+        if w[_M.CONDITION] or any(m.modality is _M.CONDITION for m in self.win.marks):
+            return True  # a condition anywhere in the sentence: "..., if that happens, ask"
         if w[_M.OBLIGE] and not any(self.part.classes[m] for m in STRONG) and self.consequence:
             return True  # "anything over $500 needs the user's approval"
-        return any(self.win.tokens[i] in _TRIGGERS for i in self.region_tokens)
+        win = self.win
+        # A trigger word of its own ("once", "when"), not one inside a hedge ("if possible").
+        return any(t in _TRIGGERS and win.mark_at[i] < 0 for i, t in enumerate(win.tokens))
 
     @functools.cached_property
     def consequence(self) -> bool:

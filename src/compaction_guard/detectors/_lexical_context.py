@@ -337,20 +337,24 @@ def _others_banned(ctx: Context) -> bool:
     the rule's own words and the kind of alternative.
     """
     win = ctx.win
-    clauses = {win.clauses[m.start] for m in win.marks if m.modality in (_M.FORBID, _M.NEGATION)}
+    banning = (_M.FORBID, _M.NEGATION, _M.ONLY)
+    clauses = {win.clauses[m.start] for m in win.marks if m.modality in banning}
     for clause in clauses - ctx.al.region:
         tokens = [i for i, c in enumerate(win.clauses) if c == clause]
-        if not any(win.tokens[i] in ONLY_WORDS for i in tokens):
-            continue
         if any(win.clauses[v.start] == clause for v in win.values):
             continue  # "other regions are off-limits on weekends" bans less
         marks = [m for m in win.marks if win.clauses[m.start] == clause]
-        if sum(1 for m in marks if m.modality in NEGATIVE) % 2 == 0 or any(
-            m.modality in (_M.ALLOW, _M.EXTEND, _M.HEDGE) for m in marks
+        if any(win.tokens[m.start] == "no" and m.modality is _M.ONLY for m in marks):
+            # "no other region is permitted", "in no other region": the clause's own "only"
+            if any(m.modality in (_M.EXTEND, _M.HEDGE) for m in marks):
+                continue
+        elif not any(win.tokens[i] in ONLY_WORDS for i in tokens) or (
+            sum(1 for m in marks if m.modality in NEGATIVE) % 2 == 0
+            or any(m.modality in (_M.ALLOW, _M.EXTEND, _M.HEDGE) for m in marks)
         ):
             continue
         # The noun right after "other" names the kind of alternative ("other vendors").
-        named = {i + 1 for i in tokens if win.tokens[i] in ONLY_WORDS}
+        named = {i + 1 for i in tokens if win.tokens[i] in ONLY_WORDS or win.mark_at[i] >= 0}
         keys = {win.keys[i] for i in tokens if i not in named} - {None}
         if all(k in ctx.part.family or k in GENERIC for k in keys):
             return True

@@ -31,8 +31,6 @@ from compaction_guard._anchor_units import (
     ORDINAL_WORDS,
     PER_WORDS,
     PERCENT,
-    RATE_ADVERBS,
-    RATED_KINDS,
     RATES,
     REGION_NAMES,
     REGIONS,
@@ -53,7 +51,7 @@ from compaction_guard.normalize import stem
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["Value", "extract_values", "is_numeric", "rate_of", "value_at", "with_rate"]
+__all__ = ["Value", "value_at"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,44 +72,6 @@ class Value:
     surface: str
     start: int
     end: int
-
-
-def _could_start(token: str) -> bool:
-    return (
-        token in VALUE_WORDS
-        or token in ARTICLES
-        or token.partition("-")[0] in WORD_NUMBERS
-        or token[0] in "$\u20ac\u00a3\u00a5"
-        or any(ch.isdigit() for ch in token)
-    )
-
-
-def is_numeric(token: str) -> bool:
-    """Return True when `token` alone reads as a number, money, percent, date or time."""
-    if IP.match(token):
-        return False
-    return bool(
-        NUMBER.match(token)
-        or ISO_DATE.match(token)
-        or CLOCK.match(token)
-        or VERSION.match(token)
-        or SLASH_DATE.match(token)
-        or YEAR_MONTH.match(token),
-    )
-
-
-def extract_values(tokens: Sequence[str]) -> tuple[Value, ...]:
-    """Return the value anchors in `tokens`, in order, each with its token span."""
-    found: list[Value] = []
-    index = 0
-    while index < len(tokens):
-        value = value_at(tokens, index) if _could_start(tokens[index]) else None
-        if value is None:
-            index += 1
-            continue
-        found.append(value)
-        index = max(value.end, index + 1)
-    return tuple(found)
 
 
 def value_at(tokens: Sequence[str], i: int) -> Value | None:
@@ -429,37 +389,3 @@ class _Reader:
             return None
         amount = first.amount * 10**6 + second.amount
         return self.make(first.kind, first.dimension + "-range", first.unit, amount, self.i + 1)
-
-
-def rate_of(token: str) -> str | None:
-    """Return the rate denominator an adverb states (`daily` is `per day`), or None."""
-    unit = RATE_ADVERBS.get(token)
-    if unit is None:
-        return None
-    dimension, factor = UNITS[unit]
-    return f"{dimension}:{factor}"
-
-
-def with_rate(value: Value, per: str) -> Value:
-    """Return `value` read as a rate per `per`, when it is an amount stated without one.
-
-    "Daily API spend may not go above $250" states $250 per day. Durations, dates and
-    values that already carry a rate are returned unchanged.
-    """
-    if (
-        value.per
-        or value.kind not in RATED_KINDS
-        or value.dimension not in {"money", "count", "percent"}
-    ):
-        return value
-    return Value(
-        value.kind,
-        value.dimension,
-        value.unit,
-        value.amount,
-        value.raw,
-        per,
-        value.surface,
-        value.start,
-        value.end,
-    )

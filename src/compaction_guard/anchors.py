@@ -9,16 +9,28 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import TYPE_CHECKING
 
-from compaction_guard._anchor_reader import (
-    Value,
-    extract_values,
-    is_numeric,
-    rate_of,
-    value_at,
-    with_rate,
+from compaction_guard._anchor_reader import Value, value_at
+from compaction_guard._anchor_units import (
+    ARTICLES,
+    CLOCK,
+    IP,
+    ISO_DATE,
+    NUMBER,
+    RATE_ADVERBS,
+    RATED_KINDS,
+    RATES,
+    SLASH_DATE,
+    UNITS,
+    VALUE_WORDS,
+    VERSION,
+    WORD_NUMBERS,
+    YEAR_MONTH,
 )
-from compaction_guard._anchor_units import IP, RATES, UNITS, VALUE_WORDS
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = [
     "VALUE_WORDS",
@@ -34,6 +46,78 @@ __all__ = [
     "values_equal",
     "with_rate",
 ]
+
+
+def _could_start(token: str) -> bool:
+    return (
+        token in VALUE_WORDS
+        or token in ARTICLES
+        or token.partition("-")[0] in WORD_NUMBERS
+        or token[0] in "$\u20ac\u00a3\u00a5"
+        or any(ch.isdigit() for ch in token)
+    )
+
+
+def is_numeric(token: str) -> bool:
+    """Return True when `token` alone reads as a number, money, percent, date or time."""
+    if IP.match(token):
+        return False
+    return bool(
+        NUMBER.match(token)
+        or ISO_DATE.match(token)
+        or CLOCK.match(token)
+        or VERSION.match(token)
+        or SLASH_DATE.match(token)
+        or YEAR_MONTH.match(token),
+    )
+
+
+def extract_values(tokens: Sequence[str]) -> tuple[Value, ...]:
+    """Return the value anchors in `tokens`, in order, each with its token span."""
+    found: list[Value] = []
+    index = 0
+    while index < len(tokens):
+        value = value_at(tokens, index) if _could_start(tokens[index]) else None
+        if value is None:
+            index += 1
+            continue
+        found.append(value)
+        index = max(value.end, index + 1)
+    return tuple(found)
+
+
+def rate_of(token: str) -> str | None:
+    """Return the rate denominator an adverb states (`daily` is `per day`), or None."""
+    unit = RATE_ADVERBS.get(token)
+    if unit is None:
+        return None
+    dimension, factor = UNITS[unit]
+    return f"{dimension}:{factor}"
+
+
+def with_rate(value: Value, per: str) -> Value:
+    """Return `value` read as a rate per `per`, when it is an amount stated without one.
+
+    "Daily API spend may not go above $250" states $250 per day. Durations, dates and
+    values that already carry a rate are returned unchanged.
+    """
+    if (
+        value.per
+        or value.kind not in RATED_KINDS
+        or value.dimension not in {"money", "count", "percent"}
+    ):
+        return value
+    return Value(
+        value.kind,
+        value.dimension,
+        value.unit,
+        value.amount,
+        value.raw,
+        per,
+        value.surface,
+        value.start,
+        value.end,
+    )
 
 
 def values_equal(left: Value, right: Value) -> bool:

@@ -9,9 +9,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from compaction_guard.detectors._lexical_context import ONLY_WORDS
 from compaction_guard.detectors._lexical_frame import WISH
-from compaction_guard.detectors._lexical_lexicon import ANAPHORS, GENERIC, RULE_NOUNS
+from compaction_guard.detectors._lexical_lexicon import ANAPHORS, GENERIC, ONLY_WORDS, RULE_NOUNS
 from compaction_guard.detectors._lexical_modality import Modality
 from compaction_guard.normalize import stem
 

@@ -22,14 +22,24 @@ from compaction_guard.anchors import (
 from compaction_guard.detectors._lexical_align import region_marks
 from compaction_guard.detectors._lexical_lexicon import (
     ANTONYMS,
-    CONDITIONALS,
     GENERIC,
+    ONLY_WORDS,
     OPPOSITE_ACTS,
     READ_VERBS,
     SUBORDINATORS,
     WRITE_VERBS,
 )
 from compaction_guard.detectors._lexical_modality import NEGATIVE, STRONG, Mark, Modality
+from compaction_guard.detectors._lexical_restate import (
+    GATES,
+    TRIGGERS,
+    added_condition,
+    necessity,
+    negated_other_bound,
+    others_banned,
+    pieces,
+    swaps,
+)
 from compaction_guard.normalize import stem
 
 if TYPE_CHECKING:
@@ -42,7 +52,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MAX_GAP",
-    "ONLY_WORDS",
     "STRONG_COVERAGE",
     "TOPIC_COVERAGE",
     "Context",
@@ -64,11 +73,6 @@ TOPIC_COVERAGE = 0.5
 STRONG_COVERAGE = 0.75
 MAX_GAP = 3
 _M = Modality
-_GATES = frozenset({"until", "till", "unless", "before", "prior"})
-_TRIGGERS = _GATES | {"when", "whenever", "once", "if"}
-ONLY_WORDS = frozenset(
-    {"other", "else", "besides", "outside", "anything", "except", "another", "anyone", "elsewhere"},
-)
 
 
 def _alone() -> tuple[tuple[Analysis, ...], Analysis | None]:
@@ -184,7 +188,7 @@ class Context:
         w = self.w_classes
         if not self.bound_swap or w[_M.ALLOW] or w[_M.OPTIONAL]:
             return False
-        if self.part.classes[_M.CONDITION] or _TRIGGERS & set(self.part.analysis.tokens):
+        if self.part.classes[_M.CONDITION] or TRIGGERS & set(self.part.analysis.tokens):
             return False  # the rule is a trigger itself: its bound turned is a reversal
         if w[_M.CONDITION] or any(m.modality is _M.CONDITION for m in self.win.marks):
             return True  # a condition anywhere in the sentence: "..., if that happens, ask"
@@ -192,7 +196,7 @@ class Context:
             return True  # "anything over $500 needs the user's approval"
         win = self.win
         # A trigger word of its own ("once", "when"), not one inside a hedge ("if possible").
-        return any(t in _TRIGGERS and win.mark_at[i] < 0 for i, t in enumerate(win.tokens))
+        return any(t in TRIGGERS and win.mark_at[i] < 0 for i, t in enumerate(win.tokens))
 
     @functools.cached_property
     def consequence(self) -> bool:
@@ -220,13 +224,13 @@ class Context:
             return False
         if any(w[m] for m in (_M.OBLIGE, _M.OPTIONAL, _M.ALLOW, _M.LIFT, _M.LIFT_VERB)):
             return False
-        return any(self.win.tokens[i] in _GATES for i in self.region_tokens)
+        return any(self.win.tokens[i] in GATES for i in self.region_tokens)
 
     @functools.cached_property
     def region_stems(self) -> frozenset[str]:
         """Stems of the region's words, hyphenated words also read by their parts."""
         tokens = self.win.tokens
-        return frozenset(stem(piece) for i in self.region_tokens for piece in _pieces(tokens[i]))
+        return frozenset(stem(piece) for i in self.region_tokens for piece in pieces(tokens[i]))
 
     @functools.cached_property
     def relation_swaps(self) -> list[str]:
@@ -235,12 +239,12 @@ class Context:
         Words of a bound phrase ("at or below", "may not go above") are read as the
         bound they make, which `bound_swap` compares; they are not relations here.
         """
-        return _swaps(self, ANTONYMS, skip_bounds=True)
+        return swaps(self, ANTONYMS, skip_bounds=True)
 
     @functools.cached_property
     def act_swaps(self) -> list[str]:
         """Acts of the rule swapped for their opposites ("delete" for "keep")."""
-        return _swaps(self, OPPOSITE_ACTS)
+        return swaps(self, OPPOSITE_ACTS)
 
     @functools.cached_property
     def lost(self) -> list[str]:
@@ -274,13 +278,6 @@ class Context:
         )
 
 
-def _pieces(token: str) -> tuple[str, ...]:
-    """Return a token and, for a hyphenated word, its parts ("re-enabled": "enabled")."""
-    if "-" in token and is_soft_identifier(token):
-        return (token, *token.split("-"))
-    return (token,)
-
-
 def build_context(part: Part, window: Window, al: Alignment) -> Context:
     win = window.analysis
     marks = region_marks(win, al)
@@ -297,20 +294,20 @@ def build_context(part: Part, window: Window, al: Alignment) -> Context:
         region_tokens=tokens,
         region_values=values,
     )
-    if _negated_other_bound(ctx):
+    if negated_other_bound(ctx):
         # "Spending above $500 is not allowed" states "at most $500": the negation
         # belongs to the bound, as "never go above" does.
         bound = _M.MAX if part.classes[_M.MAX] else _M.MIN
         other = _M.MIN if bound is _M.MAX else _M.MAX
         ctx.w_classes[bound] += ctx.w_classes.pop(other)
         ctx.w_parity ^= 1
-    necessity = _necessity(ctx)
-    if necessity is not None and part.classes[_M.OBLIGE] and not part.classes[_M.ONLY]:
+    needed = necessity(ctx)
+    if needed is not None and part.classes[_M.OBLIGE] and not part.classes[_M.ONLY]:
         # "Merged only after two reviews" states "needs two reviews before merging".
         ctx.w_classes[_M.OBLIGE] += 1
-        if necessity:
+        if needed:
             ctx.w_classes[_M.CONDITION] -= 1  # the condition is the requirement itself
-    if _added_condition(part, win, al):
+    if added_condition(part, win, al):
         # "Where the schedule allows it, <rule>": a leading clause that sets a condition
         # the rule does not have, without a condition word of its own.
         ctx.w_classes[_M.CONDITION] += 1
@@ -318,7 +315,7 @@ def build_context(part: Part, window: Window, al: Alignment) -> Context:
         # "no writes to X" says "X is read-only": its negation is part of the restriction.
         ctx.w_classes[_M.READONLY] += 1
         ctx.w_parity ^= 1
-    if part.classes[_M.ONLY] and not ctx.w_classes[_M.ONLY] and _others_banned(ctx):
+    if part.classes[_M.ONLY] and not ctx.w_classes[_M.ONLY] and others_banned(ctx):
         # "...; other regions are off-limits": a ban on every alternative says "only".
         ctx.w_classes[_M.ONLY] += 1
     if part.classes[_M.ONLY] and not ctx.w_classes[_M.ONLY] and only_by_negation(ctx):
@@ -328,146 +325,6 @@ def build_context(part: Part, window: Window, al: Alignment) -> Context:
         if ctx.counted:
             ctx.w_parity ^= 1
     return ctx
-
-
-def _others_banned(ctx: Context) -> bool:
-    """Find a clause outside the region that bans every other choice.
-
-    "Other vendors are not allowed", "nothing else may be used": it names nothing but
-    the rule's own words and the kind of alternative.
-    """
-    win = ctx.win
-    banning = (_M.FORBID, _M.NEGATION, _M.ONLY)
-    clauses = {win.clauses[m.start] for m in win.marks if m.modality in banning}
-    for clause in clauses - ctx.al.region:
-        tokens = [i for i, c in enumerate(win.clauses) if c == clause]
-        if any(win.clauses[v.start] == clause for v in win.values):
-            continue  # "other regions are off-limits on weekends" bans less
-        marks = [m for m in win.marks if win.clauses[m.start] == clause]
-        if any(win.tokens[m.start] == "no" and m.modality is _M.ONLY for m in marks):
-            # "no other region is permitted", "in no other region": the clause's own "only"
-            if any(m.modality in (_M.EXTEND, _M.HEDGE) for m in marks):
-                continue
-        elif not any(win.tokens[i] in ONLY_WORDS for i in tokens) or (
-            sum(1 for m in marks if m.modality in NEGATIVE) % 2 == 0
-            or any(m.modality in (_M.ALLOW, _M.EXTEND, _M.HEDGE) for m in marks)
-        ):
-            continue
-        # The noun right after "other" names the kind of alternative ("other vendors").
-        named = {i + 1 for i in tokens if win.tokens[i] in ONLY_WORDS or win.mark_at[i] >= 0}
-        keys = {win.keys[i] for i in tokens if i not in named} - {None}
-        if all(k in ctx.part.family or k in GENERIC for k in keys):
-            return True
-    return False
-
-
-def _necessity(ctx: Context) -> bool | None:
-    """Find "only after", "only once", "only if" in the window: a necessary condition.
-
-    Return None when there is none, else whether a condition mark holds it ("only if").
-    """
-    if ctx.part.parity != 0 or ctx.w_parity != 0 or "only" not in ctx.win.tokens:
-        return None
-    tokens, win = ctx.win.tokens, ctx.win
-    for position in ctx.region_tokens:
-        if tokens[position] != "only" or position + 1 >= len(tokens):
-            continue
-        if tokens[position + 1] in _NECESSARY:
-            mark = win.mark_at[position]
-            return mark >= 0 and win.marks[mark].modality is _M.CONDITION
-    return None
-
-
-_NECESSARY = frozenset({"after", "once", "when", "if", "with", "upon", "following", "provided"})
-
-
-def _negated_other_bound(ctx: Context) -> bool:
-    """Tell whether the window negates the opposite bound of a plain bound rule.
-
-    Only a rule that is a bound and nothing more: "above $200 must escalate" is not
-    restated by "up to $200 needs no escalation".
-    """
-    part, w = ctx.part.classes, ctx.w_classes
-    if ctx.part.parity != 0 or ctx.w_parity != 1 or any(part[m] for m in NEGATIVE | STRONG):
-        return False
-    if bool(part[_M.MAX]) == bool(part[_M.MIN]):
-        return False
-    bound, other = (_M.MAX, _M.MIN) if part[_M.MAX] else (_M.MIN, _M.MAX)
-    if w[bound] or not w[other] or w[_M.OPTIONAL] or w[_M.ALLOW]:
-        return False
-    return not ctx.act_swaps and not ctx.relation_swaps
-
-
-def _added_condition(part: Part, win: Analysis, al: Alignment) -> bool:
-    lead = win.clauses[0] if win.tokens else -1
-    if lead not in al.region or lead in al.topic_clauses or win.mark_at[0] >= 0:
-        return False
-    if win.tokens[0] not in CONDITIONALS or part.classes[_M.CONDITION]:
-        return False
-    return not CONDITIONALS & set(part.analysis.tokens)
-
-
-def _swaps(
-    ctx: Context, table: dict[str, frozenset[str]], *, skip_bounds: bool = False
-) -> list[str]:
-    part = ctx.part.analysis
-    found: list[str] = []
-    candidates = [(i, t, stem(t)) for i, t in enumerate(part.tokens) if stem(t) in table]
-    if not candidates:
-        return found
-    skipped = _bound_tokens(part) if skip_bounds else frozenset()
-    stems = ctx.region_stems
-    if skip_bounds:
-        inside = _bound_tokens(ctx.win)
-        tokens = ctx.win.tokens
-        stems = frozenset(
-            stem(piece)
-            for i in ctx.region_tokens
-            if i not in inside
-            for piece in _pieces(tokens[i])
-        )
-    for index, token, word in candidates:
-        opposite = table[word]
-        if index in skipped:
-            continue
-        if word not in stems and opposite & stems:
-            if skip_bounds and _around(ctx, index, opposite) == "swapped":
-                continue  # "B after A" for "A before B": the same statement
-            found.append(f"{token}->{'/'.join(sorted(opposite & stems))}")
-        elif skip_bounds and word in stems and _around(ctx, index, {word}) == "swapped":
-            found.append(f"{token}: its two sides swapped")  # "B before A" for "A before B"
-    return found
-
-
-def _around(ctx: Context, index: int, relation: frozenset[str] | set[str]) -> str | None:
-    """Tell how the window places the rule's words around a relation word.
-
-    Return "kept" when the words on each side of the rule's relation at `index` sit on
-    the same sides of such a word in the window, "swapped" when only the other way round
-    is found, and None when neither can be told.
-    """
-    matches = ctx.al.matches
-    left = max((i for i in matches if i < index), default=None)
-    right = min((i for i in matches if i > index), default=None)
-    if left is None or right is None:
-        return None
-    w_left, w_right = matches[left], matches[right]
-    tokens = ctx.win.tokens
-    places = [p for p in ctx.region_tokens if stem(tokens[p]) in relation]
-    if any(w_left < p < w_right for p in places):
-        return "kept"
-    if any(w_right < p < w_left for p in places):
-        return "swapped"
-    return None
-
-
-def _bound_tokens(analysis: Analysis) -> frozenset[int]:
-    return frozenset(
-        i
-        for mark in analysis.marks
-        if mark.modality in (_M.MAX, _M.MIN)
-        for i in range(mark.start, mark.end)
-    )
 
 
 def _negates(mark: Mark, win: Analysis, al: Alignment) -> bool:

@@ -15,6 +15,7 @@ __all__ = [
     "GENERIC",
     "LIGHT",
     "MOTION",
+    "ONLY_WORDS",
     "OPPOSITE_ACTS",
     "PHRASES",
     "READ_VERBS",
@@ -108,6 +109,9 @@ RULE_NOUNS = _stems(
 # Words that open a subordinate clause: a clause they open frames the rule next to it.
 SUBORDINATORS = frozenset(
     {"if", "unless", "when", "whenever", "where", "wherever", "while", "as", "provided", "so"},
+)
+ONLY_WORDS = frozenset(
+    {"other", "else", "besides", "outside", "anything", "except", "another", "anyone", "elsewhere"},
 )
 # Subordinators that set a condition on the clause they lead up to.
 CONDITIONALS = frozenset({"if", "unless", "when", "whenever", "where", "wherever", "while"})

@@ -215,12 +215,17 @@ def _narrowed(ctx: Context) -> Reading | None:
     tokens = ctx.win.tokens
     for index in _extra_words(ctx, None):
         led = any(
-            tokens[i] in RELATIONS or tokens[i] == "only" for i in range(max(0, index - 2), index)
+            tokens[i] in _SCOPING or tokens[i] == "only" for i in range(max(0, index - 2), index)
         )
         if led or _modifies_noun(ctx, index, matched):
             evidence = {"why": "scope narrowed", "found": tokens[index]}
             return ctx.reading(Kind.WEAKENED, "modality_loss", explicit=True, evidence=evidence)
     return None
+
+
+# Relations that scope what follows them ("for EU users"); a conjunction ("stored and
+# processed") adds to the rule rather than narrowing it.
+_SCOPING = RELATIONS - {"and", "or", "nor", "not", "no"}
 
 
 def _modifies_noun(ctx: Context, index: int, matched: set[int]) -> bool:

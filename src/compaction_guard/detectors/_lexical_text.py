@@ -29,7 +29,8 @@ from compaction_guard.detectors._lexical_lexicon import (
     STOPWORDS,
     concept,
 )
-from compaction_guard.detectors._lexical_modality import Mark, Modality, find_modality
+from compaction_guard.detectors._lexical_marks import find_modality
+from compaction_guard.detectors._lexical_modality import Mark, Modality
 from compaction_guard.normalize import stem, tokenize
 
 __all__ = ["BOUND", "ID", "Analysis", "analyse", "canonical", "join", "token_key"]

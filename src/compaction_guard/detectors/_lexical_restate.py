@@ -1,0 +1,179 @@
+"""Restatements: how a window can say a rule in other words, and words that turn it.
+
+A negated opposite bound ("nothing above $500"), "only after", "no other region is
+permitted", a leading condition; opposite relations and acts, and a relation whose two
+sides swapped. `build_context` applies these; see docs/DESIGN.md, "Lexical layer".
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from compaction_guard.anchors import is_soft_identifier
+from compaction_guard.detectors._lexical_lexicon import CONDITIONALS, GENERIC, ONLY_WORDS
+from compaction_guard.detectors._lexical_modality import NEGATIVE, STRONG, Modality
+from compaction_guard.normalize import stem
+
+if TYPE_CHECKING:
+    from compaction_guard.detectors._lexical_align import Alignment, Part
+    from compaction_guard.detectors._lexical_context import Context
+    from compaction_guard.detectors._lexical_text import Analysis
+
+__all__ = [
+    "GATES",
+    "TRIGGERS",
+    "added_condition",
+    "necessity",
+    "negated_other_bound",
+    "others_banned",
+    "pieces",
+    "swaps",
+]
+
+_M = Modality
+GATES = frozenset({"until", "till", "unless", "before", "prior"})
+TRIGGERS = GATES | {"when", "whenever", "once", "if"}
+
+
+def pieces(token: str) -> tuple[str, ...]:
+    """Return a token and, for a hyphenated word, its parts ("re-enabled": "enabled")."""
+    if "-" in token and is_soft_identifier(token):
+        return (token, *token.split("-"))
+    return (token,)
+
+
+def others_banned(ctx: Context) -> bool:
+    """Find a clause outside the region that bans every other choice.
+
+    "Other vendors are not allowed", "nothing else may be used": it names nothing but
+    the rule's own words and the kind of alternative.
+    """
+    win = ctx.win
+    banning = (_M.FORBID, _M.NEGATION, _M.ONLY)
+    clauses = {win.clauses[m.start] for m in win.marks if m.modality in banning}
+    for clause in clauses - ctx.al.region:
+        tokens = [i for i, c in enumerate(win.clauses) if c == clause]
+        if any(win.clauses[v.start] == clause for v in win.values):
+            continue  # "other regions are off-limits on weekends" bans less
+        marks = [m for m in win.marks if win.clauses[m.start] == clause]
+        if any(win.tokens[m.start] == "no" and m.modality is _M.ONLY for m in marks):
+            # "no other region is permitted", "in no other region": the clause's own "only"
+            if any(m.modality in (_M.EXTEND, _M.HEDGE) for m in marks):
+                continue
+        elif not any(win.tokens[i] in ONLY_WORDS for i in tokens) or (
+            sum(1 for m in marks if m.modality in NEGATIVE) % 2 == 0
+            or any(m.modality in (_M.ALLOW, _M.EXTEND, _M.HEDGE) for m in marks)
+        ):
+            continue
+        # The noun right after "other" names the kind of alternative ("other vendors").
+        named = {i + 1 for i in tokens if win.tokens[i] in ONLY_WORDS or win.mark_at[i] >= 0}
+        keys = {win.keys[i] for i in tokens if i not in named} - {None}
+        if all(k in ctx.part.family or k in GENERIC for k in keys):
+            return True
+    return False
+
+
+def necessity(ctx: Context) -> bool | None:
+    """Find "only after", "only once", "only if" in the window: a necessary condition.
+
+    Return None when there is none, else whether a condition mark holds it ("only if").
+    """
+    if ctx.part.parity != 0 or ctx.w_parity != 0 or "only" not in ctx.win.tokens:
+        return None
+    tokens, win = ctx.win.tokens, ctx.win
+    for position in ctx.region_tokens:
+        if tokens[position] != "only" or position + 1 >= len(tokens):
+            continue
+        if tokens[position + 1] in _NECESSARY:
+            mark = win.mark_at[position]
+            return mark >= 0 and win.marks[mark].modality is _M.CONDITION
+    return None
+
+
+_NECESSARY = frozenset({"after", "once", "when", "if", "with", "upon", "following", "provided"})
+
+
+def negated_other_bound(ctx: Context) -> bool:
+    """Tell whether the window negates the opposite bound of a plain bound rule.
+
+    Only a rule that is a bound and nothing more: "above $200 must escalate" is not
+    restated by "up to $200 needs no escalation".
+    """
+    part, w = ctx.part.classes, ctx.w_classes
+    if ctx.part.parity != 0 or ctx.w_parity != 1 or any(part[m] for m in NEGATIVE | STRONG):
+        return False
+    if bool(part[_M.MAX]) == bool(part[_M.MIN]):
+        return False
+    bound, other = (_M.MAX, _M.MIN) if part[_M.MAX] else (_M.MIN, _M.MAX)
+    if w[bound] or not w[other] or w[_M.OPTIONAL] or w[_M.ALLOW]:
+        return False
+    return not ctx.act_swaps and not ctx.relation_swaps
+
+
+def added_condition(part: Part, win: Analysis, al: Alignment) -> bool:
+    lead = win.clauses[0] if win.tokens else -1
+    if lead not in al.region or lead in al.topic_clauses or win.mark_at[0] >= 0:
+        return False
+    if win.tokens[0] not in CONDITIONALS or part.classes[_M.CONDITION]:
+        return False
+    return not CONDITIONALS & set(part.analysis.tokens)
+
+
+def swaps(
+    ctx: Context, table: dict[str, frozenset[str]], *, skip_bounds: bool = False
+) -> list[str]:
+    part = ctx.part.analysis
+    found: list[str] = []
+    candidates = [(i, t, stem(t)) for i, t in enumerate(part.tokens) if stem(t) in table]
+    if not candidates:
+        return found
+    skipped = _bound_tokens(part) if skip_bounds else frozenset()
+    stems = ctx.region_stems
+    if skip_bounds:
+        inside = _bound_tokens(ctx.win)
+        tokens = ctx.win.tokens
+        stems = frozenset(
+            stem(piece) for i in ctx.region_tokens if i not in inside for piece in pieces(tokens[i])
+        )
+    for index, token, word in candidates:
+        opposite = table[word]
+        if index in skipped:
+            continue
+        if word not in stems and opposite & stems:
+            if skip_bounds and _around(ctx, index, opposite) == "swapped":
+                continue  # "B after A" for "A before B": the same statement
+            found.append(f"{token}->{'/'.join(sorted(opposite & stems))}")
+        elif skip_bounds and word in stems and _around(ctx, index, {word}) == "swapped":
+            found.append(f"{token}: its two sides swapped")  # "B before A" for "A before B"
+    return found
+
+
+def _around(ctx: Context, index: int, relation: frozenset[str] | set[str]) -> str | None:
+    """Tell how the window places the rule's words around a relation word.
+
+    Return "kept" when the words on each side of the rule's relation at `index` sit on
+    the same sides of such a word in the window, "swapped" when only the other way round
+    is found, and None when neither can be told.
+    """
+    matches = ctx.al.matches
+    left = max((i for i in matches if i < index), default=None)
+    right = min((i for i in matches if i > index), default=None)
+    if left is None or right is None:
+        return None
+    w_left, w_right = matches[left], matches[right]
+    tokens = ctx.win.tokens
+    places = [p for p in ctx.region_tokens if stem(tokens[p]) in relation]
+    if any(w_left < p < w_right for p in places):
+        return "kept"
+    if any(w_right < p < w_left for p in places):
+        return "swapped"
+    return None
+
+
+def _bound_tokens(analysis: Analysis) -> frozenset[int]:
+    return frozenset(
+        i
+        for mark in analysis.marks
+        if mark.modality in (_M.MAX, _M.MIN)
+        for i in range(mark.start, mark.end)
+    )

@@ -6,6 +6,7 @@ from compaction_guard.normalize import (
     contains_token,
     detection_form,
     fold_whitespace,
+    mask_emphasis,
     sentence_spans,
     split_sentences,
     stem,
@@ -146,3 +147,39 @@ def test_stem_leaves_identifiers_and_short_words_alone() -> None:
 
 def test_stem_reads_a_clipped_past_tense_as_its_verb() -> None:
     assert stem("cc'd") == stem("cc")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("**never push.** next", "never push. next"),
+        ("*keep 3 replicas.* backups", "keep 3 replicas. backups"),
+        ("__never write orders_prod from ci.__ ok", "never write orders_prod from ci. ok"),
+        ("run `terraform apply` now", "run terraform apply now"),
+        ("to **payments-eu** only", "to payments-eu only"),
+    ],
+)
+def test_mask_emphasis_blanks_markers_around_a_span(text: str, expected: str) -> None:
+    masked = mask_emphasis(text)
+    assert len(masked) == len(text)
+    assert fold_whitespace(masked) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "orders_prod and _private_ x",
+        "edit __init__.py and __init__ only",
+        "delete *.log or *.tmp* files",
+    ],
+)
+def test_mask_emphasis_leaves_names_and_globs_alone(text: str) -> None:
+    assert mask_emphasis(text) == text
+
+
+def test_split_sentences_ends_a_sentence_at_a_unit_after_a_number() -> None:
+    assert split_sentences("latency over 800 ms. merges wait. ask ms. lee.") == [
+        "latency over 800 ms.",
+        "merges wait.",
+        "ask ms. lee.",
+    ]

@@ -16,6 +16,7 @@ __all__ = [
     "fold_whitespace",
     "logical_line_end",
     "logical_line_start",
+    "mask_emphasis",
     "sentence_spans",
     "split_sentences",
     "stem",
@@ -57,6 +58,7 @@ _LIST_MARKER = re.compile(r"^\s*(?:[-*\u2022+>]+|\d{1,3}[.)]|[a-z][.)]|#{1,6})\s
 _ALNUM = re.compile(r"[^\W_]")
 _WRAP_WIDTH = 40
 _BREAK = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)|(?<!\S)(?P<item>\(?(?:\d{1,2}|[a-h])\))\s+")
+_TITLES = frozenset({"mr", "mrs", "ms", "dr"})
 _ABBREVIATIONS = frozenset(
     {"e.g", "i.e", "etc", "vs", "approx", "incl", "cf", "al", "mr", "mrs", "ms", "dr", "no"},
 )
@@ -72,6 +74,40 @@ def detection_form(text: str) -> str:
         return text.lower()
     folded = unicodedata.normalize("NFKC", text.translate(_FOLD)).casefold()
     return unicodedata.normalize("NFKC", folded).translate(_FOLD)
+
+
+# Markdown emphasis: a pair of `**`, `*` or backticks around a span, or `__` / `_` around
+# words (a span with a space whose first and last words hold no underscore, so
+# `__init__`, `_private_` and `orders_prod` stay names). The closing marker ends a
+# word: `__init__.py` is no emphasis.
+_EMPHASIS = re.compile(
+    r"""
+    (?<![\w*`])(?P<m>\*\*|\*(?=[\w"'(\[$])|`+)(?=[^\s*`])(?P<a>.+?)(?<=[^\s*`])(?P=m)
+      (?=$|[\s,;:!?)\]"']|\.(?!\w))
+    | (?<![\w*])(?P<u>__|_)(?=[^\s_])(?![^\s_]*_)(?P<b>[^\n]*?\s[^\n]*?)(?<=[^\s_])(?P=u)
+      (?=$|[\s,;:!?)\]"']|\.(?!\w))
+    """,
+    re.VERBOSE,
+)
+
+
+def mask_emphasis(text: str) -> str:
+    """Return `text` with markdown emphasis markers replaced by spaces, lengths kept.
+
+    `**rule**` is the rule: the markers are formatting, and left in place they hide a
+    sentence end (`ms.** Next`) and glue to words (`__never`). Offsets stay valid.
+    """
+    if "*" not in text and "_" not in text and "`" not in text:
+        return text
+    return _EMPHASIS.sub(_blank_markers, text)
+
+
+def _blank_markers(match: re.Match[str]) -> str:
+    marker = match.group("m") or match.group("u")
+    inner = match.group("a") if match.group("m") else match.group("b")
+    if not match.group("m") and "_" in inner.rsplit(None, 1)[-1]:
+        return match.group(0)
+    return " " * len(marker) + mask_emphasis(inner) + " " * len(marker)
 
 
 def fold_whitespace(text: str) -> str:
@@ -123,7 +159,7 @@ def logical_line_start(text: str, position: int, cased: str | None = None) -> in
 
 
 def _wraps(text: str, cased: str | None, start: int, newline: int) -> bool:
-    line = text[start:newline].rstrip()
+    line = text[start:newline].rstrip().rstrip("*_`")  # "**rule.**" ends at its period
     stop = text.find("\n", newline + 1)
     following = text[newline + 1 : len(text) if stop < 0 else stop]
     body = following.lstrip()
@@ -149,12 +185,20 @@ def _line_spans(text: str, start: int, end: int, out: list[tuple[int, int]]) -> 
             _push(line, start, begin, match.start(), out)
             begin = match.end()
             continue
-        word = line[begin : match.start()].rsplit(None, 1)
-        if word and word[-1].lstrip("(\"'").rstrip(".") in _ABBREVIATIONS:
+        words = line[begin : match.start()].rsplit(None, 2)
+        if words and _abbreviated(words):
             continue
         _push(line, start, begin, match.end(), out)
         begin = match.end()
     _push(line, start, begin, len(line), out)
+
+
+def _abbreviated(words: list[str]) -> bool:
+    word = words[-1].lstrip("(\"'").rstrip(".")
+    if word not in _ABBREVIATIONS:
+        return False
+    # After a number a title is a unit: "800 ms." ends its sentence, "Ms. Lee" does not.
+    return not (word in _TITLES and len(words) > 1 and words[-2][-1:].isdigit())
 
 
 def _push(line: str, offset: int, begin: int, end: int, out: list[tuple[int, int]]) -> None:

@@ -231,6 +231,13 @@ def test_lexical_large_tail_still_finds_a_changed_value() -> None:
     assert found.kind is Kind.MUTATED
 
 
+def test_lexical_large_tail_reads_a_bold_rule_as_its_words() -> None:
+    page = "Page the on-call engineer if p99 latency exceeds 800 ms."
+    tail = long_tail(f"**{page}** Merges to main require two approving reviews.")
+    found = verdict(page, view("Summary of older turns.", retained=tail))
+    assert (found.kind, found.survived_in) == (Kind.PRESERVED, (Site.RETAINED,))
+
+
 def test_lexical_large_tail_without_the_constraint_is_dropped() -> None:
     assert verdict(CAP, view("Summary.", retained=long_tail())).kind is Kind.DROPPED
 

@@ -31,7 +31,12 @@ from compaction_guard.detectors._lexical_lexicon import (
 )
 from compaction_guard.detectors._lexical_modality import NEGATIVE, Mark, Modality
 from compaction_guard.detectors._lexical_text import ID, Analysis, analyse, token_key
-from compaction_guard.normalize import detection_form, fold_whitespace, sentence_spans
+from compaction_guard.normalize import (
+    detection_form,
+    fold_whitespace,
+    mask_emphasis,
+    sentence_spans,
+)
 
 __all__ = ["Alignment", "Part", "align", "parts_of", "region_marks"]
 
@@ -68,7 +73,7 @@ class Part:
 @functools.lru_cache(maxsize=4096)
 def parts_of(text: str) -> tuple[Part, ...]:
     """Return the parts of a constraint text; sentences without content join the previous."""
-    folded = detection_form(text)
+    folded = mask_emphasis(detection_form(text))
     pieces = [fold_whitespace(folded[a:b]) for a, b in sentence_spans(folded)]
     parts: list[Part] = []
     for piece in pieces or [fold_whitespace(folded)]:

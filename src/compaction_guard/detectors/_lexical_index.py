@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -20,6 +21,7 @@ from compaction_guard.normalize import (
     fold_whitespace,
     logical_line_end,
     logical_line_start,
+    mask_emphasis,
     sentence_spans,
     tokenize,
 )
@@ -73,6 +75,8 @@ _BOUND_KEYS |= dict.fromkeys(("over", "above", "within", "fewer", "less", "beyon
 _BOUND_KEYS |= {"read-only": "~readonly", "readonly": "~readonly"}
 NUMBER = "num:"
 _ANY_NUMBER = NUMBER + "#"
+# An IPv4 address or network range: a changed octet or prefix is still the same kind of value.
+_ADDRESS = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}(?:/\d{1,2})?")
 
 
 def key_weight(key: str) -> int:
@@ -93,6 +97,8 @@ def _value_class(token: str) -> str:
         return NUMBER + "$"
     if ":" in token:
         return NUMBER + ":"
+    if _ADDRESS.fullmatch(token):
+        return NUMBER + "ip"
     return _ANY_NUMBER
 
 
@@ -134,6 +140,9 @@ class _ProbeArea:
     tools: list[bool]
     hits: dict[str, list[int]] = field(default_factory=dict)
     spans: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+    # Logical lines with markdown emphasis masked, by start: masking keeps offsets, so
+    # it is done per line cut, never over the whole (large) text.
+    lines: dict[int, str] = field(default_factory=dict)
     ends: dict[int, list[int]] = field(default_factory=dict)
 
 
@@ -163,7 +172,7 @@ class ViewIndex:
     def _index_all(self, site: Site, passages: Sequence[Passage]) -> None:
         previous = -1
         for passage in passages:
-            folded = detection_form(passage.text)
+            folded = mask_emphasis(detection_form(passage.text))
             cased = passage.text if len(passage.text) == len(folded) else None
             for start, end in sentence_spans(folded, cased):
                 sid = self._add(folded[start:end], site, passage.tool)
@@ -255,7 +264,7 @@ class ViewIndex:
         spans = area.spans.get(line_start)
         if spans is None:
             line_end = logical_line_end(area.text, line_start, area.cased)
-            line = area.text[line_start:line_end]
+            line = area.lines[line_start] = mask_emphasis(area.text[line_start:line_end])
             cased = area.cased[line_start:line_end] if area.cased is not None else None
             spans = [(line_start + a, line_start + b) for a, b in sentence_spans(line, cased)]
             area.spans[line_start] = spans or [(line_start, line_end)]
@@ -268,7 +277,9 @@ class ViewIndex:
         if sid is None:
             start, end = self._spans(area, line_start)[position]
             passage = bisect.bisect_right(area.passage_starts, start) - 1
-            sid = self._add(area.text[start:end], area.site, area.tools[passage])
+            line = area.lines[line_start]
+            raw = line[start - line_start : end - line_start]
+            sid = self._add(raw, area.site, area.tools[passage])
             self._at[place] = sid
             self._place[sid] = place
         return sid

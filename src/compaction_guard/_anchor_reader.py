@@ -5,6 +5,7 @@ Private to the anchors: `anchors` is the public face. See docs/DESIGN.md, "Ancho
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
@@ -368,17 +369,7 @@ class _Reader:
         value = value_at([left, right], 0)
         if value is None or value.end != 2 or value.kind not in {"quantity", "money", "percent"}:  # noqa: PLR2004
             return None
-        return Value(
-            value.kind,
-            value.dimension,
-            value.unit,
-            value.amount,
-            value.raw,
-            value.per,
-            self.word,
-            self.i,
-            self.i + 1,
-        )
+        return dataclasses.replace(value, surface=self.word, start=self.i, end=self.i + 1)
 
     def range(self) -> Value | None:
         """Two values joined by a hyphen in one word: `9am-5pm`, `09:00-17:00`."""

@@ -7,6 +7,7 @@ meaning (`$1,200` equals `1200 USD`); identifiers compare whole. See docs/DESIGN
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from typing import TYPE_CHECKING
@@ -107,17 +108,7 @@ def with_rate(value: Value, per: str) -> Value:
         or value.dimension not in {"money", "count", "percent"}
     ):
         return value
-    return Value(
-        value.kind,
-        value.dimension,
-        value.unit,
-        value.amount,
-        value.raw,
-        per,
-        value.surface,
-        value.start,
-        value.end,
-    )
+    return dataclasses.replace(value, per=per)
 
 
 def values_equal(left: Value, right: Value) -> bool:

@@ -30,11 +30,20 @@ def test_example_runs_offline(name: str, tmp_path: Path) -> None:
     assert run_example(name, tmp_path).strip()
 
 
-def test_group_trim_section_shows_what_the_example_prints(tmp_path: Path) -> None:
-    """Every output block in the README's group_trim section is real output."""
-    section = (ROOT / "docs" / "sections" / "group_trim.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"Output:\n\n```text\n(.*?)```", section, flags=re.DOTALL)
-    printed = run_example("group_trim_shapes.py", tmp_path)
+@pytest.mark.parametrize(
+    ("section", "example", "lead"),
+    [
+        ("group_trim.md", "group_trim_shapes.py", r"Output:\n\n"),
+        ("receipt.md", "receipt_basics.py", r"Output of `examples/receipt_basics.py`[^`]*?:\n\n"),
+    ],
+)
+def test_readme_section_shows_what_its_example_prints(
+    section: str, example: str, lead: str, tmp_path: Path,
+) -> None:
+    """Every output block in these README sections is what the example really prints."""
+    text = (ROOT / "docs" / "sections" / section).read_text(encoding="utf-8")
+    blocks = re.findall(lead + r"```text\n(.*?)```", text, flags=re.DOTALL)
+    printed = run_example(example, tmp_path)
     assert blocks
     for block in blocks:
         assert block in printed

@@ -423,3 +423,19 @@ def test_per_call_codec_is_used() -> None:
     out = guard.compact(chat("x"), compactor=lambda m: m, codec=Spy())
     guard.assert_present(out, codec=Spy())
     assert calls == ["marked", "marked"]
+
+
+@pytest.mark.parametrize("invariants", [None, 5])
+def test_guard_refuses_a_non_iterable_registry(invariants: Any) -> None:
+    with pytest.raises(TypeError, match="takes a list of constraints"):
+        cg.Guard(invariants)
+
+
+def test_compact_refuses_a_compactor_that_is_not_callable() -> None:
+    with pytest.raises(TypeError, match="compactor must be a callable"):
+        lexical_guard(CAP).compact(chat("x"), compactor=None)  # type: ignore[arg-type]
+
+
+def test_guard_refuses_a_detector_without_a_layer() -> None:
+    with pytest.raises(cg.DetectorContractError, match="subclass Detector"):
+        cg.Guard([CAP], detectors=[object()])  # type: ignore[list-item]

@@ -1,3 +1,5 @@
+import pytest
+
 from compaction_guard.report import CompactionReport, Finding, Removal
 from compaction_guard.taxonomy import Kind, Mode, Policy, Severity, Site
 
@@ -33,3 +35,13 @@ def test_report_gating_includes_unverifiable_when_fail_closed() -> None:
 
 def test_report_worst_is_none_without_findings() -> None:
     assert CompactionReport(mode=Mode.OWNED).worst is None
+
+
+def test_report_from_json_names_a_missing_field() -> None:
+    with pytest.raises(ValueError, match="not a CompactionReport dict"):
+        CompactionReport.from_json("{}")
+
+
+def test_report_from_json_refuses_text_that_is_not_json() -> None:
+    with pytest.raises(ValueError, match="not JSON"):
+        CompactionReport.from_json("nope")

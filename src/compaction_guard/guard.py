@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import time
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from compaction_guard import block as _block
@@ -35,7 +36,7 @@ from compaction_guard.taxonomy import Kind, Mode, Policy, Severity, Site
 from compaction_guard.view import SummaryView
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Callable, Sequence
 
     from compaction_guard.detectors.base import Detector
 
@@ -91,9 +92,10 @@ class Guard:
         on_report: Callable[[CompactionReport], object] | None = None,
         receipts: str | os.PathLike[str] | None = None,
     ) -> None:
-        if isinstance(invariants, str):
+        if isinstance(invariants, str) or not isinstance(invariants, Iterable):
             raise TypeError(
-                "Guard() takes a list of constraints; wrap a single one: Guard([text])",
+                "Guard() takes a list of constraints (strings or Invariants), got "
+                f"{type(invariants).__name__}; wrap a single one: Guard([text])",
             )
         self.policy = Policy(policy)
         self.fail_closed = fail_closed
@@ -201,6 +203,11 @@ class Guard:
         exception from the compactor propagate. See `last_report` for the verdicts.
         `codec` overrides the guard's codec for this call (integrations use it).
         """
+        if not callable(compactor):
+            raise TypeError(
+                f"compactor must be a callable taking the context, got "
+                f"{type(compactor).__name__}; pass your summariser, or lambda c: c to re-pin",
+            )
         call = _Call(
             started=time.perf_counter(), compactor=compactor, method=method,
             codec=codec or self.codec,

@@ -172,11 +172,25 @@ class CompactionReport:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> CompactionReport:
-        """Rebuild a report from `to_dict` output; derived fields are recomputed."""
+        """Rebuild a report from `to_dict` output; derived fields are recomputed.
+
+        Raises ValueError naming the problem for anything that is not such output.
+        """
         fmt = data.get("format", _REPORT_FORMAT)
         if fmt != _REPORT_FORMAT:
             msg = f"report format {fmt!r} is not supported; this version reads {_REPORT_FORMAT}"
             raise ValueError(msg)
+        try:
+            return cls._from_fields(data)
+        except (KeyError, TypeError, ValueError) as exc:
+            msg = (
+                f"not a CompactionReport dict ({type(exc).__name__}: {exc}); "
+                "pass to_dict() output"
+            )
+            raise ValueError(msg) from exc
+
+    @classmethod
+    def _from_fields(cls, data: Mapping[str, Any]) -> CompactionReport:
         return cls(
             mode=Mode(data["mode"]),
             policy=Policy(data.get("policy", Policy.REPAIR.value)),
@@ -200,7 +214,11 @@ class CompactionReport:
     @classmethod
     def from_json(cls, text: str | bytes) -> CompactionReport:
         """Parse `to_json` output."""
-        data = json.loads(text)
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            msg = f"a report is JSON from CompactionReport.to_json(); this is not JSON ({exc})"
+            raise ValueError(msg) from exc
         if not isinstance(data, dict):
             msg = "a report is a JSON object; pass the output of CompactionReport.to_json()"
             raise TypeError(msg)

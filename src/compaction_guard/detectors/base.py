@@ -99,11 +99,12 @@ class DetectorChain:
 
     def __init__(self, detectors: Sequence[Detector]) -> None:
         for detector in detectors:
-            if detector.layer not in ALLOWED_KINDS:
+            layer = getattr(detector, "layer", None)
+            if layer not in ALLOWED_KINDS or not callable(getattr(detector, "detect", None)):
                 known = ", ".join(sorted(ALLOWED_KINDS))
                 raise DetectorContractError(
-                    f"detector {detector!r} declares layer {detector.layer!r}; "
-                    f"use one of: {known}",
+                    f"detector {detector!r} declares layer {layer!r} or has no detect(); "
+                    f"subclass Detector with a layer from: {known}",
                 )
         self.detectors = tuple(detectors)
 

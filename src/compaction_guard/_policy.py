@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from compaction_guard import block as _block
 from compaction_guard import group_trim
+from compaction_guard.codec import without_guard_blocks
 from compaction_guard.errors import BlockIntegrityError, CodecError, InvariantViolation
 
 if TYPE_CHECKING:
@@ -102,16 +103,13 @@ def _holds_block(message: Any, block_text: str) -> bool:
     return False
 
 
-def _is_turn_start(message: Any, block_text: str) -> bool:
+def _is_turn_start(message: Any) -> bool:
+    """Tell whether a message opens a user turn (not the guard's block, not tool results)."""
     if not isinstance(message, dict) or message.get("role") != "user":
         return False
-    if _holds_block(message, block_text) and message.get("content") in (
-        block_text,
-        [{"type": "text", "text": block_text}],
-        [{"type": "input_text", "text": block_text}],
-    ):
-        return False
     content = message.get("content")
+    if without_guard_blocks(content) is None:
+        return False
     if isinstance(content, list) and content:
         first = content[0]
         return not (isinstance(first, dict) and first.get("type") == "tool_result")
@@ -139,7 +137,7 @@ def fit_to_budget(
     while head < len(messages) and messages[head].get("role") in _HEAD_ROLES:
         head += 1
     turn = max(
-        (i for i, m in enumerate(messages) if _is_turn_start(m, block_text)),
+        (i for i, m in enumerate(messages) if _is_turn_start(m)),
         default=len(messages) - 1,
     )
     tail = max(1, len(messages) - max(turn, head))

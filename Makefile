@@ -7,7 +7,7 @@ STAMP   = $(VENV)/.installed-all
 BARE    = .venv-bare
 BARE_PY = $(BARE)/bin/python
 BARE_STAMP = $(BARE)/.installed-dev
-EXTRAS  = dev,embeddings,nli,langchain,openai-agents,anthropic
+EXTRAS  = all
 HYPOTHESIS_PROFILE ?= default
 PIPFLAGS ?= --quiet
 
@@ -17,16 +17,17 @@ $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install $(PIPFLAGS) --upgrade pip
 
-# The development environment: the package editable, with every extra.
+# The development environment: the package editable, with every extra and the dev tools
+# (the `dev` dependency group in pyproject.toml; needs pip >= 25.1, hence the upgrade).
 $(STAMP): pyproject.toml | $(VENV)/bin/python
-	$(PY) -m pip install $(PIPFLAGS) -e ".[$(EXTRAS)]"
+	$(PY) -m pip install $(PIPFLAGS) -e ".[$(EXTRAS)]" --group dev
 	touch $(STAMP)
 
 # The bare environment: the package and test tools only, no extra.
 $(BARE_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(BARE)
 	$(BARE_PY) -m pip install $(PIPFLAGS) --upgrade pip
-	$(BARE_PY) -m pip install $(PIPFLAGS) -e ".[dev]"
+	$(BARE_PY) -m pip install $(PIPFLAGS) -e . --group dev
 	touch $(BARE_STAMP)
 
 dev: $(STAMP)

@@ -29,7 +29,8 @@ CORPUS = HERE / "corpus.jsonl"
 DIGEST = HERE / "corpus.sha256"
 RESULTS = HERE / "results.json"
 TABLE = HERE / "table.md"
-DEFAULT_EMBEDDING_MODEL = REPO.parent / "shared" / "models" / "minilm-m2v-int8"
+# The model the package bundles (and the embedding floor was calibrated on).
+DEFAULT_EMBEDDING_MODEL = REPO / "src" / "compaction_guard" / "models" / "minilm-m2v-int8"
 EMBEDDING_MODEL_ENV = "COMPACTION_GUARD_EMBEDDING_MODEL"
 
 KINDS = ("preserved", "paraphrased", "weakened", "mutated", "contradicted", "dropped")
@@ -444,7 +445,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--check", action="store_true", help="recompute in memory; exit 1 if the committed results are stale or a tier false-certifies")
     parser.add_argument("--tiers", default=",".join(TIERS), help=f"comma-separated subset of {', '.join(TIERS)}")
-    parser.add_argument("--embedding-model", type=Path, default=None, help=f"model2vec model directory (default: ${EMBEDDING_MODEL_ENV} or ../shared/models/minilm-m2v-int8)")
+    parser.add_argument("--embedding-model", type=Path, default=None, help=f"model2vec model directory (default: ${EMBEDDING_MODEL_ENV} or the bundled src/compaction_guard/models/minilm-m2v-int8)")
     parser.add_argument("--nli-model", type=Path, default=None, help="local NLI model directory; without it the nli tier is recorded as not run")
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--digest", type=Path, default=DIGEST)

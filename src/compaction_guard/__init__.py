@@ -1,5 +1,7 @@
 """compaction-guard: keep registered constraints in context across compaction."""
 
+__version__ = "0.2.0"
+
 from compaction_guard import group_trim, receipt  # noqa: F401 - public submodules
 from compaction_guard.block import format_block, parse_blocks, strip_blocks
 from compaction_guard.codec import AutoCodec, ContextCodec, Rendering

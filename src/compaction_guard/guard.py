@@ -51,9 +51,10 @@ NLI_MODEL_ENV = "COMPACTION_GUARD_NLI_MODEL"
 def default_detectors() -> list[Detector]:
     """Return the chain `Guard` uses when `detectors` is not given.
 
-    Lexical always; the embedding and NLI tiers read local weights from the directories
-    named by COMPACTION_GUARD_EMBEDDING_MODEL and COMPACTION_GUARD_NLI_MODEL, and
-    otherwise stay unavailable with the reason (and install command) in each finding.
+    Lexical always; the embedding tier reads the model named by
+    COMPACTION_GUARD_EMBEDDING_MODEL, else the bundled one, and the NLI tier the directory
+    named by COMPACTION_GUARD_NLI_MODEL; a tier whose extra or weights are missing stays
+    unavailable with the reason (and install command) in each finding.
     """
     from compaction_guard.detectors.embedding import EmbeddingDetector  # noqa: PLC0415
     from compaction_guard.detectors.lexical import LexicalDetector  # noqa: PLC0415

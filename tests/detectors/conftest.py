@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from compaction_guard.detectors.embedding import BUNDLED_MODEL
 from compaction_guard.invariant import Invariant, invariant_id
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
 
-# ../shared beside the repo root; the model is not part of the repository.
-M2V_DIR = Path(__file__).parents[3] / "shared/models/minilm-m2v-int8"
+# The model ships inside the package (src/compaction_guard/models/minilm-m2v-int8).
+M2V_DIR = BUNDLED_MODEL
 
 
 @pytest.fixture
@@ -27,8 +28,7 @@ def make_invariant() -> Callable[[str], Invariant]:
 @pytest.fixture(scope="session")
 def m2v_dir() -> Path:
     pytest.importorskip("model2vec", reason="the [embeddings] extra is not installed")
-    if not (M2V_DIR / "model.safetensors").is_file():
-        pytest.skip(f"the offline model is not at {M2V_DIR}")
+    assert (M2V_DIR / "model.safetensors").is_file(), f"the bundled model is missing at {M2V_DIR}"
     return M2V_DIR
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from compaction_guard.detectors import embedding
 from compaction_guard.detectors.base import Abstain, Detector, DetectorChain, LayerVerdict
 from compaction_guard.detectors.embedding import DEFAULT_FLOOR, EmbeddingDetector
 from compaction_guard.invariant import Invariant
@@ -369,11 +370,49 @@ def test_embedding_module_imports_without_extras() -> None:
 
 
 @pytest.mark.usefixtures("m2v_dir")
-def test_embedding_without_a_source_says_what_to_pass() -> None:
+def test_embedding_without_a_source_says_what_to_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build without the bundled model, no path and no env var: the reason names all three."""
+    monkeypatch.delenv(embedding.MODEL_ENV, raising=False)
+    monkeypatch.setattr(embedding, "BUNDLED_MODEL", tmp_path / "not-bundled")
     reason = EmbeddingDetector().unavailable
     assert reason is not None
     assert "model_path=" in reason
+    assert embedding.MODEL_ENV in reason
     assert "allow_network=True" in reason
+
+
+@pytest.mark.usefixtures("m2v_dir")
+def test_embedding_with_no_argument_loads_the_bundled_model(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(embedding.MODEL_ENV, raising=False)
+    detector = EmbeddingDetector()
+    assert detector.model_path == embedding.BUNDLED_MODEL
+    assert detector.unavailable is None
+
+
+@pytest.mark.usefixtures("m2v_dir")
+def test_embedding_env_var_names_the_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(embedding.MODEL_ENV, os.fspath(tmp_path / "absent"))
+    detector = EmbeddingDetector()
+    assert detector.model_path == os.fspath(tmp_path / "absent")
+    reason = detector.unavailable
+    assert reason is not None
+    assert "found no model" in reason
+
+
+def test_bundled_model_keeps_its_provenance_and_licence() -> None:
+    """The weights are redistributed under Apache-2.0: the notice and licence travel with them."""
+    folder = embedding.BUNDLED_MODEL
+    assert {"config.json", "model.safetensors", "tokenizer.json"} <= {p.name for p in folder.iterdir()}
+    readme = (folder / "README.md").read_text(encoding="utf-8")
+    assert "Provenance" in readme
+    assert "Apache-2.0" in readme
+    assert "Apache License" in (folder / "LICENSE").read_text(encoding="utf-8")
 
 
 @pytest.mark.usefixtures("m2v_dir")

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from compaction_guard.invariant import Invariant
     from compaction_guard.view import SummaryView
 
-__all__ = ["DEFAULT_FLOOR", "DEFAULT_HUB_ID", "EmbeddingDetector"]
+__all__ = ["BUNDLED_MODEL", "DEFAULT_FLOOR", "DEFAULT_HUB_ID", "MODEL_ENV", "EmbeddingDetector"]
 
 # Calibrated with the offline minilm-m2v-int8 model on 70 hand-made paraphrase pairs
 # (tests/detectors/test_embedding.py); score = max cosine over sentences and adjacent pairs.
@@ -35,6 +35,10 @@ __all__ = ["DEFAULT_FLOOR", "DEFAULT_HUB_ID", "EmbeddingDetector"]
 # -0.029 to 0.213; summaries of other agent work: 0.029 to 0.549 (91 of 528 pairs confirmed).
 DEFAULT_FLOOR = 0.25
 DEFAULT_HUB_ID = "minishlab/potion-base-8M"
+# The model DEFAULT_FLOOR was calibrated on ships inside the package (8 MB, Apache-2.0, see
+# its README.md), so `pip install ".[embeddings]"` gets a calibrated tier with no network.
+BUNDLED_MODEL = Path(__file__).resolve().parents[1] / "models" / "minilm-m2v-int8"
+MODEL_ENV = "COMPACTION_GUARD_EMBEDDING_MODEL"
 
 _FEATURE = "the embedding tier"
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|\n+")
@@ -69,9 +73,11 @@ class _NoModelError(Exception):
 class EmbeddingDetector(Detector):
     """Confirm absence when no sentence of the view is close to the constraint.
 
-    Weights come from `model` (a loaded model2vec StaticModel or any object with a
-    compatible `encode`), `model_path` (a directory or an installed package that ships
-    one), or, only with `allow_network=True`, the hub id `model_path` or DEFAULT_HUB_ID.
+    Weights come from, first found: `model` (a loaded model2vec StaticModel or any object
+    with a compatible `encode`); `model_path` (a directory, an installed package that ships
+    one, or, only with `allow_network=True`, a hub id); the COMPACTION_GUARD_EMBEDDING_MODEL
+    environment variable (read the same way); the bundled BUNDLED_MODEL, on which
+    DEFAULT_FLOOR was calibrated. The network is used only when asked for, never by default.
     Issues DROPPED when the best cosine is below `floor`; abstains otherwise, and always
     when the rule names an acronym (PII, K8s) that the view does not contain.
     """
@@ -88,6 +94,10 @@ class EmbeddingDetector(Detector):
     ) -> None:
         if not -1.0 <= floor <= 1.0:
             raise ValueError(f"floor is a cosine similarity in [-1, 1], got {floor!r}")
+        if model_path is None:
+            model_path = os.environ.get(MODEL_ENV) or None
+        if model_path is None and BUNDLED_MODEL.is_dir():
+            model_path = BUNDLED_MODEL
         self.model_path = model_path
         self.floor = floor
         self.allow_network = allow_network
@@ -272,9 +282,10 @@ def _local_folder(model_path: str | os.PathLike[str] | None) -> Path | None:
 def _missing_model_reason(model_path: str | os.PathLike[str] | None) -> str:
     if model_path is None:
         return (
-            f"{_FEATURE} has no model: pass model_path= a directory holding a model2vec "
-            "model (config.json, model.safetensors, tokenizer.json) or an installed package "
-            f"that ships one, or allow_network=True to fetch {DEFAULT_HUB_ID!r} from the hub"
+            f"{_FEATURE} has no model (the bundled {BUNDLED_MODEL.name} is not installed "
+            "here): pass model_path= a directory holding a model2vec model (config.json, "
+            f"model.safetensors, tokenizer.json) or an installed package that ships one, set "
+            f"{MODEL_ENV}, or pass allow_network=True to fetch {DEFAULT_HUB_ID!r} from the hub"
         )
     return (
         f"{_FEATURE} found no model at {os.fspath(model_path)!r}: it is neither a directory "

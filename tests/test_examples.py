@@ -10,6 +10,7 @@ ROOT = Path(__file__).resolve().parents[1]
 NEEDS = {
     "integrations_langchain.py": "langchain",
     "integrations_openai_agents.py": "agents",
+    "integrations_anthropic.py": "anthropic",
 }
 
 

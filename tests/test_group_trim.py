@@ -1068,7 +1068,10 @@ def test_group_trim_dir_lists_the_public_names() -> None:
 @pytest.mark.parametrize("module", ["group_trim", "_trim_shapes"])
 def test_group_trim_imports_only_the_stdlib_and_its_own_helpers(module: str) -> None:
     source = Path(group_trim.__file__).with_name(f"{module}.py").read_text(encoding="utf-8")
-    allowed = {"compaction_guard.errors", "compaction_guard._trim_shapes", "compaction_guard"}
+    allowed = {
+        "compaction_guard.errors", "compaction_guard._trim_shapes", "compaction_guard",
+        "compaction_guard._anthropic_parts",  # SDK blocks read as params; imports only errors
+    }
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             top = node.module.split(".")[0]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, Final
 
+from compaction_guard._anthropic_parts import COMPACTION, part_view
 from compaction_guard.errors import CodecError
 
 if TYPE_CHECKING:
@@ -87,6 +88,8 @@ _PART_FAMILIES: dict[str, frozenset[str]] = {
             "mcp_tool_use",
             "mcp_tool_result",
             "container_upload",
+            COMPACTION,
+            "mcp_tool_listing",
         ),
         _ONLY_ANTHROPIC,
     ),
@@ -158,6 +161,10 @@ def _part(part: dict[str, Any], pieces: list[Piece], tally: Tally | None, *, too
     elif kind in _THINKING_PARTS:
         if tally is not None:
             tally.add("thinking block")
+    elif kind == COMPACTION:
+        # The server's summary: model-visible text, the one thing left of what it replaced.
+        if isinstance(part.get("content"), str):
+            pieces.append((part["content"], tool))
     elif isinstance(part.get("text"), str):
         pieces.append((part["text"], tool))
 
@@ -171,10 +178,14 @@ def _parts(
         if isinstance(part, str):
             pieces.append((part, tool))
             continue
+        view = part_view(part, f"message {index}, content part {number}")
+        if view is not None:
+            part = view  # noqa: PLW2901 - an SDK block is read as the param it sends as
         if not isinstance(part, dict):
             raise CodecError(
                 f"message {index}, content part {number} is a {type(part).__name__}; "
-                "content parts must be dicts with a 'type' (or plain strings)",
+                "content parts must be dicts with a 'type', Anthropic SDK content blocks, "
+                "or plain strings",
             )
         kind: Any = part.get("type")
         families &= _PART_FAMILIES.get(kind, ALL_FAMILIES)

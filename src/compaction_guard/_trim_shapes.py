@@ -10,6 +10,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from compaction_guard._anthropic_parts import COMPACTION, compaction_cut, part_view
+from compaction_guard.errors import CodecError
+
 __all__ = [
     "ANTHROPIC",
     "CALL_WITHOUT_RESULT",
@@ -70,6 +73,8 @@ _PART_MASK: Final = {
     "server_tool_use": _A,
     "mcp_tool_use": _A,
     "tool_result": _A,
+    COMPACTION: _A,
+    "mcp_tool_listing": _A,
 }
 _TEXT_PARTS: Final = frozenset({"text", "input_text", "output_text"})
 
@@ -186,6 +191,7 @@ def _content_mask(content: Any, index: int) -> int:
     mask = _ANY
     for part_index, part in enumerate(content):
         where = f"content part {part_index} of message {index}"
+        part = _sdk_view(part, where)  # noqa: PLW2901 - an SDK block reads as its param
         if not isinstance(part, Mapping):
             raise TypeError(
                 f"{where} is a {type(part).__name__}; content parts must be mappings such as "
@@ -406,7 +412,7 @@ def _walk_anthropic(messages: Sequence[Any]) -> Walk:
     uses: dict[Any, str] = {}  # tool uses of the previous assistant turn awaiting results
     for index, message in enumerate(messages):
         content = message.get("content")
-        blocks = content if isinstance(content, list) else ()
+        blocks = _views(content, index) if isinstance(content, list) else ()
         is_user = message.get("role") == "user"
         answered = _read_results(blocks, index, uses, problems) if is_user else set()
         _report_unanswered(uses, answered, index - 1, problems)
@@ -417,7 +423,24 @@ def _walk_anthropic(messages: Sequence[Any]) -> Walk:
         if not is_user:
             uses = _read_uses(blocks, index, problems)
     _report_unanswered(uses, set(), len(messages) - 1, problems)
-    return Walk(starts, problems)
+    # The newest compaction block holds the server's summary of all that came before it.
+    cut = compaction_cut(messages)
+    return Walk(starts, problems, () if cut is None else (cut[0],))
+
+
+def _sdk_view(part: Any, where: str) -> Any:
+    try:
+        view = part_view(part, where)
+    except CodecError as exc:
+        raise TypeError(str(exc)) from None
+    return part if view is None else view
+
+
+def _views(content: list[Any], index: int) -> list[Any]:
+    return [
+        _sdk_view(part, f"content part {number} of message {index}")
+        for number, part in enumerate(content)
+    ]
 
 
 def _read_uses(blocks: Sequence[Any], index: int, problems: list[Problem]) -> dict[Any, str]:

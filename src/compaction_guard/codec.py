@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 
+from compaction_guard._anthropic_parts import compaction_cut, is_sdk_block, part_type
 from compaction_guard._codec_shapes import (
     ACCEPTED,
     ALL_FAMILIES,
@@ -40,7 +41,7 @@ from compaction_guard.errors import CodecError
 from compaction_guard.view import Segment
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection, Hashable, Sequence
+    from collections.abc import Callable, Collection, Hashable, Iterator, Sequence
 
 __all__ = ["SHAPES", "AutoCodec", "ContextCodec", "Rendering", "without_guard_blocks"]
 
@@ -180,7 +181,7 @@ class AutoCodec(ContextCodec):
         if isinstance(context, str):
             return [Segment(context, 0, "text")] if MARKER in context else []
         found: list[Segment] = []
-        for index, item in enumerate(_sequence(context)):
+        for index, item in _model_visible(_sequence(context)):
             if item.__class__ is dict:
                 content, role = item.get("content"), item.get("role")
                 if content.__class__ is str and role.__class__ is str and _PLAIN.isdisjoint(item):
@@ -198,6 +199,22 @@ class AutoCodec(ContextCodec):
                 Segment(text, index, role, tool) for text, tool in pieces if MARKER in text
             )
         return found
+
+
+def _model_visible(seq: Sequence[Any]) -> Iterator[tuple[int, Any]]:
+    """Yield (index, message) for what the model sees.
+
+    That is all of it, or only what follows the newest Anthropic compaction block: the API
+    drops everything before it, in its own message too.
+    """
+    cut = compaction_cut(seq)
+    if cut is None:
+        yield from enumerate(seq)
+        return
+    first, part = cut
+    item = seq[first]
+    yield first, {**item, "content": item["content"][part + 1 :]}
+    yield from enumerate(seq[first + 1 :], start=first + 1)
 
 
 def _render_strings(seq: Sequence[Any]) -> Rendering:
@@ -282,6 +299,8 @@ def _clean_text(text: str, *, kept: bool) -> str:
 
 def _clean_part(part: object, *, kept: bool) -> object | None:
     """Return the part without the guard's blocks, None when nothing else was in it."""
+    if is_sdk_block(part) and part_type(part) == "text":
+        return _clean_sdk_text(part, kept=kept)
     if isinstance(part, str):
         cleaned = _clean_text(part, kept=kept)
         return part if cleaned is part else cleaned or None
@@ -293,6 +312,15 @@ def _clean_part(part: object, *, kept: bool) -> object | None:
                 return part
             return {**part, "text": cleaned} if cleaned else None
     return part
+
+
+def _clean_sdk_text(part: object, *, kept: bool) -> object | None:
+    """Clean an SDK TextBlock; one that loses a block becomes the text param it sends as."""
+    text = getattr(part, "text", None)
+    cleaned = _clean_text(text, kept=kept) if isinstance(text, str) else text
+    if cleaned is text:
+        return part
+    return {"type": "text", "text": cleaned} if cleaned else None
 
 
 def without_guard_blocks(content: object, *, kept: bool = False) -> object | None:
@@ -355,9 +383,7 @@ def _place_anthropic(out: list[Any], block: str) -> None:
         if isinstance(content, list) and content:
             out[-1] = {**last, "content": [*content, part]}
             return
-    elif isinstance(content, list) and any(
-        isinstance(p, dict) and p.get("type") == "tool_use" for p in content
-    ):
+    elif isinstance(content, list) and any(part_type(p) == "tool_use" for p in content):
         raise CodecError(
             "the last assistant message has a tool_use without its tool_result, and a block "
             "placed after it would split that pair; append the tool_result turn before "

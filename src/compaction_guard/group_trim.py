@@ -18,6 +18,7 @@ from json import encoder as json_encoder
 from typing import Any, Final
 
 from compaction_guard import _trim_shapes as shapes
+from compaction_guard._anthropic_parts import is_sdk_block
 
 __all__ = [
     "CompactResult",
@@ -35,7 +36,16 @@ CountTokens = Callable[[Any], int]
 Protect = Callable[[Any], bool]
 Summarize = Callable[[list[Any]], Any]
 
-_ENCODER: Final = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+def _sdk_block_json(value: object) -> object:
+    """Let the default estimate measure Anthropic SDK blocks as the params they send as."""
+    if is_sdk_block(value):
+        return value.model_dump(mode="json", exclude_none=True)  # type: ignore[attr-defined]
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+_ENCODER: Final = json.JSONEncoder(
+    separators=(",", ":"), ensure_ascii=False, default=_sdk_block_json,
+)
 _MAX_BMP: Final = "\uffff"
 _FLAGS: Final = (False, False, True)  # sort_keys, skipkeys, allow_nan as json.dumps defaults
 

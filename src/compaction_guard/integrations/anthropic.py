@@ -17,7 +17,13 @@ if TYPE_CHECKING:
     from compaction_guard.guard import Guard
     from compaction_guard.report import CompactionReport
 
-__all__ = ["CompactionBlock", "PausedMessage", "session_start_hook_output", "verify_and_reassert"]
+__all__ = [
+    "CompactionBlock",
+    "PausedMessage",
+    "reassert_in_tool_runner",
+    "session_start_hook_output",
+    "verify_and_reassert",
+]
 
 
 def __dir__() -> list[str]:
@@ -81,6 +87,46 @@ def verify_and_reassert(
     summary = _summary_of(compaction)
     report = guard.report_unobserved(_NO_SUMMARY) if summary is None else guard.check(summary)
     return report, guard.reassertion_block()
+
+
+def reassert_in_tool_runner(
+    runner: object,
+    guard: Guard,
+    message: PausedMessage,
+) -> CompactionReport:
+    """Check a `BetaToolRunner` compaction and put the block in the turn that follows it.
+
+    Call it in the loop when the runner yields a message with `stop_reason ==
+    "compaction"` (after `runner.compact_before_next_turn()`). While that message is
+    being handled the runner refuses `append_messages()` with ValueError, because the
+    compaction response is about to replace the history; messages staged on the runner's
+    thread are kept and follow the response. So the block goes there, as a user turn,
+    and the runner's next request carries it after the compaction block. Works for the
+    sync and async runners. Returns the report (mode `reasserted`, or `unobserved` when
+    the compaction produced no summary).
+
+    ```python
+    for message in runner:
+        if message.stop_reason == "compaction":
+            reassert_in_tool_runner(runner, guard, message)
+    ```
+
+    Raises CodecError when `message` holds no compaction block, TypeError when `runner`
+    has no message thread to stage on (an SDK older than the runner's compaction helper).
+    """
+    thread = getattr(runner, "_thread", None)
+    append = getattr(thread, "append", None)
+    if not callable(append):
+        raise TypeError(
+            f"reassert_in_tool_runner takes an anthropic BetaToolRunner (or its async or "
+            f"streaming form) from client.beta.messages.tool_runner(...), got "
+            f"{type(runner).__name__}; upgrade anthropic to a version with "
+            "runner.compact_before_next_turn()",
+        )
+    report, text = verify_and_reassert(guard, message)
+    if text:
+        append({"role": "user", "content": [{"type": "text", "text": text}]})
+    return report
 
 
 def session_start_hook_output(guard: Guard) -> str:

@@ -1,0 +1,102 @@
+"""Anthropic SDK content-block objects read as the dict params they serialise to.
+
+Private to the codec and to `group_trim`. `response.content` is a list of SDK objects
+(`TextBlock`, `ToolUseBlock`, `BetaCompactionBlock`, ...), and the documented way to keep
+history is to append it as is, so every reader of Anthropic content meets them. Only the
+block types the 2.x SDK defines are read; any other object is refused by name rather than
+guessed at. The SDK is never imported: objects are recognised by their module. See
+docs/DESIGN.md, "Codecs" (promise 10).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from compaction_guard.errors import CodecError
+
+__all__ = [
+    "COMPACTION",
+    "SDK_BLOCK_TYPES",
+    "compaction_cut",
+    "is_sdk_block",
+    "part_type",
+    "part_view",
+]
+
+SDK_BLOCK_TYPES: Final = frozenset(
+    {
+        # anthropic.types.ContentBlock
+        "text",
+        "thinking",
+        "redacted_thinking",
+        "tool_use",
+        "server_tool_use",
+        "web_search_tool_result",
+        "web_fetch_tool_result",
+        "code_execution_tool_result",
+        "bash_code_execution_tool_result",
+        "text_editor_code_execution_tool_result",
+        "tool_search_tool_result",
+        "container_upload",
+        # anthropic.types.beta.BetaContentBlock adds these
+        "advisor_tool_result",
+        "mcp_tool_use",
+        "mcp_tool_result",
+        "compaction",
+        "fallback",
+        "mcp_tool_listing",
+    },
+)
+"""Every `type` of a content block in anthropic 2.x, `ContentBlock` and `BetaContentBlock`."""
+
+COMPACTION: Final = "compaction"
+
+
+def is_sdk_block(part: object) -> bool:
+    """Whether `part` is an object from the `anthropic` package (not a dict param)."""
+    return type(part).__module__.startswith("anthropic.") and hasattr(part, "model_dump")
+
+
+def part_view(part: object, where: str) -> Mapping[str, Any] | None:
+    """Return an SDK block as its JSON param dict; None for anything not from the SDK.
+
+    Raises CodecError naming the class and type of an SDK object whose type this
+    version does not know: its meaning (tool text? model-visible?) cannot be guessed.
+    """
+    if not is_sdk_block(part):
+        return None
+    kind = getattr(part, "type", None)
+    if kind not in SDK_BLOCK_TYPES:
+        raise CodecError(
+            f"{where} is an anthropic {type(part).__name__} with type {kind!r}, which "
+            "compaction-guard does not know; known block types: "
+            f"{', '.join(sorted(SDK_BLOCK_TYPES))}. Upgrade compaction-guard, or pass the "
+            "message without that block",
+        )
+    dump: Any = part.model_dump  # type: ignore[attr-defined]
+    view: dict[str, Any] = dump(mode="json", exclude_none=True)
+    return view
+
+
+def part_type(part: object) -> object:
+    """Return the `type` of a content part, whether a dict param or an SDK object."""
+    if isinstance(part, Mapping):
+        return part.get("type")
+    return getattr(part, "type", None) if is_sdk_block(part) else None
+
+
+def compaction_cut(messages: Sequence[Any]) -> tuple[int, int] | None:
+    """Return (message, part) of the newest compaction block, None when there is none.
+
+    The API drops everything before the newest compaction block, in its own message too,
+    so only what follows it is model-visible.
+    """
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        content = message.get("content") if isinstance(message, Mapping) else None
+        if isinstance(content, list):
+            for number in range(len(content) - 1, -1, -1):
+                if part_type(content[number]) == COMPACTION:
+                    return index, number
+    return None

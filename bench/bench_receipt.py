@@ -126,13 +126,13 @@ def build_chain(path: Path, rows: int) -> None:
     first = sealed.seal(path, compactor="bench", method="keep-newest")
     body = {k: v for k, v in first.items() if k not in _chain.CHAIN_FIELDS}
     members = {key: [_jcs.dumps(value)] for key, value in body.items()}
-    prev, ts = first["row_digest"], first["ts"]
+    prev, ts = first["chain"], first["ts"]
     with path.open("ab") as handle:
         for seq in range(1, rows):
             row_members = dict(members)
             row_members.update(seq=[_jcs.dumps(seq)], prev=[_jcs.dumps(prev)], ts=[_jcs.dumps(ts)])
-            prev = _chain.row_digest(row_members)
-            row_members["row_digest"] = [_jcs.dumps(prev)]
+            prev = _chain.chain_digest(row_members)
+            row_members["chain"] = [_jcs.dumps(prev)]
             handle.write(b"".join(_chain.object_chunks(row_members)) + b"\n")
 
 

@@ -27,7 +27,7 @@ def test_cli_verify_edited_log_names_the_line(log: Path, capsys: pytest.CaptureF
     log.write_bytes(log.read_bytes().replace(b'"c1"', b'"cX"'))
     assert main(["verify", str(log)]) == 1
     expected = (
-        f"{log}:2: row-edited: row_digest does not match the row's bytes: "
+        f"{log}:2: row-edited: the chain digest does not match the row's bytes: "
         "the row was edited after it was written"
     )
     assert capsys.readouterr().out.splitlines() == [expected]

@@ -43,7 +43,7 @@ def forge(row: dict[str, Any], *, receipt_digest: bool = True, row_digest: bool 
         core = [key for key in fields if key in row]
         row["receipt_digest"] = _receipt_hash.receipt_digest({k: [_jcs.dumps(row[k])] for k in core})
     if row_digest:
-        row["row_digest"] = _chain_row.row_digest({k: [_jcs.dumps(v)] for k, v in row.items()})
+        row["chain"] = _chain_row.chain_digest({k: [_jcs.dumps(v)] for k, v in row.items()})
     return _jcs.dumps(row)
 
 
@@ -175,7 +175,7 @@ def test_attack_same_values_re_encoded(tmp_path: Path, clean: bytes, reencode: A
 
 def test_attack_duplicate_keys(tmp_path: Path, clean: bytes) -> None:
     lines = split(clean)
-    lines[2] = lines[2].replace(b'{"compactor":"row-2",', b'{"compactor":"row-X","compactor":"row-2",')
+    lines[2] = lines[2].replace(b',"compactor":"row-2",', b',"compactor":"row-X","compactor":"row-2",')
     problem = detect(tmp_path, clean, join(lines))
     assert (problem.defect, problem.line_number) == (ChainDefect.MALFORMED_ROW, 3)
     assert "duplicate key 'compactor'" in problem.message
@@ -216,7 +216,7 @@ def test_attack_count_beyond_two_to_the_53(tmp_path: Path, clean: bytes) -> None
         ({"pre__digest": "sha256:items:v9:" + "0" * 64}, ChainDefect.UNKNOWN_SCHEMA, "unknown recipe"),
         ({"post__digest": "blake3:items:v1:" + "0" * 64}, ChainDefect.UNKNOWN_SCHEMA, "unknown algorithm"),
         ({"prev": "deadbeef"}, ChainDefect.MALFORMED_ROW, "sha256:<recipe>"),
-        ({"schema": "compaction-guard:receipt:v9"}, ChainDefect.UNKNOWN_SCHEMA, "is not compaction-guard:receipt:v1"),
+        ({"schema": "compaction-guard:receipt:v9"}, ChainDefect.UNKNOWN_SCHEMA, "is not compaction-guard:receipt:v2"),
     ],
 )
 def test_attack_malformed_and_unknown_digests(
@@ -322,7 +322,7 @@ def test_attack_row_spliced_from_another_log(tmp_path: Path, clean: bytes) -> No
 def test_attack_unknown_schema_row_chained_properly(tmp_path: Path, clean: bytes) -> None:
     lines = split(clean)
     last = json.loads(lines[-1])
-    stranger = {"schema": "someone-else:v1", "seq": 10, "prev": last["row_digest"], "ts": last["ts"]}
+    stranger = {"schema": "someone-else:v1", "seq": 10, "prev": last["chain"], "ts": last["ts"]}
     lines.append(forge(stranger, receipt_digest=False))
     problem = detect(tmp_path, clean, join(lines))
     assert (problem.defect, problem.line_number) == (ChainDefect.UNKNOWN_SCHEMA, 11)

@@ -44,7 +44,7 @@ def test_chain_row_zero_carries_log_id_and_genesis(log: Path) -> None:
 def test_chain_rows_link_to_the_previous_digest(log: Path) -> None:
     rows = [json.loads(line) for line in lines(log)]
     assert [row["seq"] for row in rows] == [0, 1, 2]
-    assert [row["prev"] for row in rows[1:]] == [row["row_digest"] for row in rows[:-1]]
+    assert [row["prev"] for row in rows[1:]] == [row["chain"] for row in rows[:-1]]
     assert all("log_id" not in row for row in rows[1:])
 
 
@@ -86,7 +86,7 @@ def test_verify_chain_missing_log_is_not_verified(tmp_path: Path) -> None:
 def test_receipt_head_text_round_trips(log: Path) -> None:
     head = receipt_head(log)
     assert head.size == 3
-    assert head.digest == json.loads(lines(log)[-1])["row_digest"]
+    assert head.digest == json.loads(lines(log)[-1])["chain"]
     assert ReceiptHead.parse(head.to_text()) == head
     assert str(head).startswith("compaction-guard-head:v1 ")
     assert "\n" not in str(head)

@@ -7,10 +7,10 @@ See DESIGN.md "receipt: promises". The row format is in `_chain_row`, verificati
 from __future__ import annotations
 
 import errno
-import fcntl
 import hashlib
 import os
 import secrets
+import sys
 import threading
 import time
 from contextlib import contextmanager
@@ -23,15 +23,16 @@ from compaction_guard._chain_row import (
     CHAIN_FIELDS,
     RAW_RECIPE,
     RECOVERY_SCHEMA,
-    ROW_RECIPE,
     SCAN_CHUNK,
     Members,
+    chain_digest,
+    chain_recipe,
     check_digest,
     genesis_prev,
     last_newline,
     object_chunks,
-    row_digest,
-    row_tail,
+    row_chain,
+    row_seq,
     utc_timestamp,
 )
 from compaction_guard.errors import ReceiptIntegrityError, ReceiptLockError
@@ -39,21 +40,26 @@ from compaction_guard.errors import ReceiptIntegrityError, ReceiptLockError
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-# CHAIN_FIELDS, object_chunks and row_digest are re-exported for bench/bench_receipt.py.
+# CHAIN_FIELDS, object_chunks and chain_digest are re-exported for bench/bench_receipt.py.
 __all__ = [
     "CHAIN_FIELDS",
+    "FILE_MODE",
     "LOCK_TIMEOUT",
     "Recovery",
     "append_row",
+    "chain_digest",
     "hold_lock",
     "object_chunks",
+    "os_lock",
     "recover",
     "replace_atomically",
-    "row_digest",
 ]
 
 LOCK_TIMEOUT = 30.0
+FILE_MODE = 0o600
+"""Receipt logs, lock files, sidecars and pins are private to their owner."""
 _IOV_MAX = 1000
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)  # absent on Windows
 
 
 @dataclass(frozen=True)
@@ -78,12 +84,38 @@ def _reset_thread_locks() -> None:
     _thread_locks_guard = threading.Lock()
 
 
-os.register_at_fork(after_in_child=_reset_thread_locks)
+if hasattr(os, "register_at_fork"):  # POSIX only
+    os.register_at_fork(after_in_child=_reset_thread_locks)
+
+
+def os_lock(fd: int, *, acquire: bool) -> bool:
+    """Take (without waiting) or release the exclusive OS lock on open file `fd`.
+
+    Returns False when another holder has it. `fcntl.flock` on POSIX, `msvcrt.locking`
+    of the first byte on Windows; the platform module is imported here, on first use, so
+    importing the package needs neither.
+    """
+    if sys.platform == "win32":
+        import msvcrt  # noqa: PLC0415 - platform module, imported on use
+
+        os.lseek(fd, 0, os.SEEK_SET)
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK if acquire else msvcrt.LK_UNLCK, 1)
+        except OSError:
+            return False
+        return True
+    import fcntl  # noqa: PLC0415 - platform module, imported on use
+
+    try:
+        fcntl.flock(fd, (fcntl.LOCK_EX | fcntl.LOCK_NB) if acquire else fcntl.LOCK_UN)
+    except BlockingIOError:
+        return False
+    return True
 
 
 @contextmanager
 def hold_lock(path: Path, timeout: float) -> Iterator[None]:
-    """Hold this process's lock for `path`, then `flock` on `<path>.lock`.
+    """Hold this process's lock for `path`, then the OS lock (`os_lock`) on `<path>.lock`.
 
     Raises ReceiptLockError when either stays taken past `timeout`.
 
@@ -97,32 +129,27 @@ def hold_lock(path: Path, timeout: float) -> Iterator[None]:
     if not thread_lock.acquire(timeout=max(timeout, 0.0)):
         raise _timeout(path, timeout)
     try:
-        fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT | _CLOEXEC, FILE_MODE)
         try:
-            _flock_until(fd, deadline, path, timeout)
+            _lock_until(fd, deadline, path, timeout)
             try:
                 yield
             finally:
-                fcntl.flock(fd, fcntl.LOCK_UN)
+                os_lock(fd, acquire=False)
         finally:
             os.close(fd)
     finally:
         thread_lock.release()
 
 
-def _flock_until(fd: int, deadline: float, path: Path, timeout: float) -> None:
+def _lock_until(fd: int, deadline: float, path: Path, timeout: float) -> None:
     delay = 0.0002
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise _timeout(path, timeout) from None
-            time.sleep(min(delay, remaining))
-            delay = min(delay * 2, 0.005)
-        else:
-            return
+    while not os_lock(fd, acquire=True):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise _timeout(path, timeout)
+        time.sleep(min(delay, remaining))
+        delay = min(delay * 2, 0.005)
 
 
 def _timeout(path: Path, timeout: float) -> ReceiptLockError:
@@ -132,45 +159,59 @@ def _timeout(path: Path, timeout: float) -> ReceiptLockError:
     )
 
 
-def append_row(path: Path, body: Members, *, lock_timeout: float) -> dict[str, Any]:
+def append_row(
+    path: Path, body: Members, *, lock_timeout: float, key: bytes | None = None
+) -> dict[str, Any]:
     """Append one row under the lock, recovering a torn tail first; return its chain fields.
 
     The row is written with one write call and fsynced (with its directory when the file
-    is new) before this returns. Write and fsync errors raise OSError.
+    is new) before this returns; a new log is created 0600. Its `chain` digest is
+    HMAC-SHA256 under `key`. Write and fsync errors raise OSError.
     """
-    if CHAIN_FIELDS & body.keys() or any(k > "row_digest" and k != "schema" for k in body):
-        raise ValueError("row bodies may not use chain fields or keys sorting after 'row_digest'")
+    # The tail "schema", "seq", "ts" names the row's seq (see _chain_row.row_seq).
+    if CHAIN_FIELDS & body.keys() or any(k > "schema" for k in body):
+        raise ValueError("row bodies may not use chain fields or keys sorting after 'schema'")
     with hold_lock(path, lock_timeout):
         fd, created = _open_log(path)
         try:
-            _recover_locked(fd, path)
-            return _write_next_row(fd, path, body, created=created)
+            _recover_locked(fd, path, key)
+            return _write_next_row(fd, path, body, created=created, key=key)
         finally:
             os.close(fd)
 
 
-def recover(path: str | os.PathLike[str], *, lock_timeout: float = LOCK_TIMEOUT) -> Recovery | None:
-    """Move a torn last line to a sidecar file and record a recovery row; None if clean."""
+def recover(
+    path: str | os.PathLike[str],
+    *,
+    lock_timeout: float = LOCK_TIMEOUT,
+    key: bytes | None = None,
+) -> Recovery | None:
+    """Move a torn last line to a sidecar file and record a recovery row; None if clean.
+
+    A keyed log needs its `key`, or the recovery row would not verify under it.
+    """
     path = Path(path)
     if not path.exists():
         return None
     with hold_lock(path, lock_timeout):
         fd, _ = _open_log(path)
         try:
-            return _recover_locked(fd, path)
+            return _recover_locked(fd, path, key)
         finally:
             os.close(fd)
 
 
 def _open_log(path: Path) -> tuple[int, bool]:
-    flags = os.O_RDWR | os.O_APPEND | os.O_CLOEXEC
+    flags = os.O_RDWR | os.O_APPEND | _CLOEXEC
     try:
-        return os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o644), True
+        return os.open(path, flags | os.O_CREAT | os.O_EXCL, FILE_MODE), True
     except FileExistsError:
         return os.open(path, flags), False
 
 
-def _write_next_row(fd: int, path: Path, body: Members, *, created: bool) -> dict[str, Any]:
+def _write_next_row(
+    fd: int, path: Path, body: Members, *, created: bool, key: bytes | None
+) -> dict[str, Any]:
     size = os.fstat(fd).st_size
     fields: dict[str, Any]
     if size == 0:
@@ -182,8 +223,8 @@ def _write_next_row(fd: int, path: Path, body: Members, *, created: bool) -> dic
     fields["ts"] = utc_timestamp()
     members = dict(body)
     members.update((key, [_jcs.dumps(value)]) for key, value in fields.items())
-    fields["row_digest"] = row_digest(members)
-    members["row_digest"] = [_jcs.dumps(fields["row_digest"])]
+    fields["chain"] = chain_digest(members, key)
+    members["chain"] = [_jcs.dumps(fields["chain"])]
     chunks = object_chunks(members)
     chunks.append(b"\n")
     _write_once(fd, chunks, path)
@@ -205,7 +246,7 @@ def _write_once(fd: int, chunks: list[bytes], path: Path) -> None:
 
 
 def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC)
     try:
         os.fsync(fd)
     finally:
@@ -213,17 +254,18 @@ def _fsync_dir(directory: Path) -> None:
 
 
 def _last_row(fd: int, path: Path, size: int) -> tuple[int, str]:
-    tail = os.pread(fd, min(size, 4096), max(0, size - 4096))
-    found = row_tail(tail)
-    if found is not None:
-        return found
+    seq = row_seq(os.pread(fd, min(size, 4096), max(0, size - 4096)))
     start = last_newline(fd, size - 1) + 1
+    digest = row_chain(os.pread(fd, min(size - start, 1 << 16), start))
+    if seq is not None and digest is not None:
+        return seq, digest
     try:
         row = _jcs.loads(os.pread(fd, size - start, start))
     except _jcs.CanonicalJSONError as exc:
         row = {"unreadable": str(exc)}
-    seq, digest = (row.get("seq"), row.get("row_digest")) if isinstance(row, dict) else (None, None)
-    if type(seq) is not int or check_digest(digest, "row_digest", (ROW_RECIPE,)) is not None:
+    seq, digest = (row.get("seq"), row.get("chain")) if isinstance(row, dict) else (None, None)
+    recipes = (chain_recipe(None), chain_recipe(b"k"))
+    if type(seq) is not int or check_digest(digest, "chain", recipes) is not None:
         raise ReceiptIntegrityError(
             f"the last line of {path} is not a receipt row, so nothing can be chained to it; "
             f"run `compaction-guard verify {path}` and move the bad line aside",
@@ -231,7 +273,7 @@ def _last_row(fd: int, path: Path, size: int) -> tuple[int, str]:
     return seq, str(digest)
 
 
-def _recover_locked(fd: int, path: Path) -> Recovery | None:
+def _recover_locked(fd: int, path: Path, key: bytes | None) -> Recovery | None:
     size = os.fstat(fd).st_size
     if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
         return None
@@ -245,14 +287,14 @@ def _recover_locked(fd: int, path: Path) -> Recovery | None:
         "fragment": [_jcs.dumps(fragment)],
     }
     row = {"schema": RECOVERY_SCHEMA, "fragment": fragment}
-    row.update(_write_next_row(fd, path, body, created=False))
+    row.update(_write_next_row(fd, path, body, created=False, key=key))
     return Recovery(offset=start, size=size - start, digest=digest, sidecar=sidecar, row=row)
 
 
 def _copy_fragment(fd: int, path: Path, start: int, end: int) -> tuple[Path, str]:
     sidecar = path.with_name(f"{path.name}.torn-{start}-{secrets.token_hex(4)}")
     hasher = hashlib.sha256()
-    out = os.open(sidecar, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+    out = os.open(sidecar, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC, FILE_MODE)
     try:
         position = start
         while position < end:
@@ -270,9 +312,9 @@ def _copy_fragment(fd: int, path: Path, start: int, end: int) -> tuple[Path, str
 
 
 def replace_atomically(path: Path, data: bytes) -> None:
-    """Write `data` to a temporary file beside `path`, fsync it, rename it over `path`."""
+    """Write `data` to a temporary 0600 file beside `path`, fsync it, rename it over `path`."""
     temporary = path.with_name(f".{path.name}.tmp-{secrets.token_hex(4)}")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC, FILE_MODE)
     try:
         view = memoryview(data)
         while view:

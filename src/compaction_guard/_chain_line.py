@@ -11,29 +11,37 @@ from typing import Any
 from compaction_guard import _jcs
 from compaction_guard._chain_row import (
     GENESIS_RECIPE,
+    KEYED_PREFIX,
     RAW_RECIPE,
     RECOVERY_SCHEMA,
-    ROW_RECIPE,
     TIMESTAMP,
     ChainDefect,
     Members,
     Problem,
+    chain_digest,
+    chain_recipe,
     check_digest,
     object_chunks,
-    row_digest,
 )
 
 __all__ = ["RowCheck", "read_row"]
+
+_UNKEYED = (
+    "the row is not keyed but a key was given: it was written without the key "
+    "(or re-minted by someone who lacks it)"
+)
 
 RowCheck = Callable[[dict[str, Any], Members], "Problem | None"]
 """Checks one parsed row of a schema the caller owns; returns the first problem or None."""
 
 
-def read_row(line: bytes, check_row: RowCheck) -> tuple[dict[str, Any] | None, Problem | None]:
+def read_row(
+    line: bytes, check_row: RowCheck, key: bytes | None = None
+) -> tuple[dict[str, Any] | None, Problem | None]:
     """Parse one line without its newline; return (row, None), or (None, the first problem).
 
-    The row is canonical, its chain fields are well formed, its row_digest matches its
-    bytes, and `check_row` (or the recovery-row check) accepts it.
+    The row is canonical, its chain fields are well formed, its `chain` digest matches its
+    bytes (as HMAC-SHA256 under `key`), and `check_row` (or the recovery-row check) accepts it.
     """
     framing = _framing(line)
     if framing is not None:
@@ -42,7 +50,7 @@ def read_row(line: bytes, check_row: RowCheck) -> tuple[dict[str, Any] | None, P
         row, members = _parse(line)
     except _LineError as exc:
         return None, (exc.defect, exc.message)
-    found = _chain_fields(row) or _content(row, members, check_row)
+    found = _chain_fields(row, key) or _content(row, members, check_row, key)
     return (None, found) if found is not None else (row, None)
 
 
@@ -94,7 +102,7 @@ def _parse(line: bytes) -> tuple[dict[str, Any], Members]:
     return row, members
 
 
-def _chain_fields(row: dict[str, Any]) -> Problem | None:
+def _chain_fields(row: dict[str, Any], key: bytes | None) -> Problem | None:
     seq = row.get("seq")
     if type(seq) is not int or seq < 0:
         return ChainDefect.MALFORMED_ROW, "seq must be a non-negative integer"
@@ -103,16 +111,28 @@ def _chain_fields(row: dict[str, Any]) -> Problem | None:
     ts = row.get("ts")
     if not isinstance(ts, str) or not TIMESTAMP.fullmatch(ts):
         return ChainDefect.MALFORMED_ROW, "ts must be a UTC timestamp like 2026-01-31T12:00:00Z"
-    return check_digest(row.get("prev"), "prev", (ROW_RECIPE, GENESIS_RECIPE)) or check_digest(
-        row.get("row_digest"), "row_digest", (ROW_RECIPE,)
+    chain = row.get("chain")
+    if isinstance(chain, str) and chain.startswith(KEYED_PREFIX) and key is None:
+        return ChainDefect.KEY_REQUIRED, "the log is keyed (HMAC-SHA256); verify it with key="
+    if isinstance(chain, str) and key is not None and not chain.startswith(KEYED_PREFIX):
+        return (
+            ChainDefect.UNKEYED_ROW,
+            _UNKEYED,
+        )
+    recipe = chain_recipe(key)
+    return check_digest(row.get("prev"), "prev", (recipe, GENESIS_RECIPE)) or check_digest(
+        chain, "chain", (recipe,)
     )
 
 
-def _content(row: dict[str, Any], members: Members, check_row: RowCheck) -> Problem | None:
-    if row_digest(members) != row["row_digest"]:
+def _content(
+    row: dict[str, Any], members: Members, check_row: RowCheck, key: bytes | None
+) -> Problem | None:
+    if chain_digest(members, key) != row["chain"]:
         return (
             ChainDefect.ROW_EDITED,
-            "row_digest does not match the row's bytes: the row was edited after it was written",
+            "the chain digest does not match the row's bytes: the row was edited after it "
+            "was written" + ("" if key is None else ", or written under another key"),
         )
     if row.get("schema") == RECOVERY_SCHEMA:
         return _recovery_fields(row)
@@ -122,7 +142,7 @@ def _content(row: dict[str, Any], members: Members, check_row: RowCheck) -> Prob
 def _recovery_fields(row: dict[str, Any]) -> Problem | None:
     fragment = row.get("fragment")
     keys = {"offset", "bytes", "digest", "sidecar"}
-    if set(row) - {"log_id"} != {"schema", "fragment", "seq", "prev", "ts", "row_digest"}:
+    if set(row) - {"log_id"} != {"schema", "fragment", "seq", "prev", "ts", "chain"}:
         return ChainDefect.MALFORMED_ROW, "a recovery row holds schema, fragment and chain fields"
     if not isinstance(fragment, dict) or set(fragment) != keys:
         return ChainDefect.MALFORMED_ROW, f"fragment must hold exactly {sorted(keys)}"

@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import hmac
+import json
 import os
 import re
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from compaction_guard import _jcs
+from compaction_guard.errors import ReceiptKeyError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -31,14 +34,20 @@ __all__ = [
     "SCAN_CHUNK",
     "TIMESTAMP",
     "ChainDefect",
+    "Hasher",
     "Members",
     "Problem",
+    "chain_digest",
+    "chain_recipe",
     "check_digest",
     "genesis_prev",
+    "keyed",
     "last_newline",
+    "new_hasher",
     "object_chunks",
-    "row_digest",
-    "row_tail",
+    "resolve_key",
+    "row_chain",
+    "row_seq",
     "utc_timestamp",
 ]
 
@@ -46,20 +55,20 @@ RECOVERY_SCHEMA = "compaction-guard:recovery:v1"
 RAW_RECIPE = "sha256:raw:v1:"
 ROW_RECIPE = "sha256:row:v1:"
 GENESIS_RECIPE = "sha256:genesis:v1:"
+KEYED_PREFIX = "sha256:hmac-"
+"""Keyed recipes are the plain ones with `hmac-` before the name: HMAC-SHA256 under a key."""
 # Hash domains: a row digest can never equal a genesis value or any other digest kind.
 DOMAIN_ROW = b"compaction-guard/row/v1\n"
 DOMAIN_GENESIS = b"compaction-guard/genesis/v1\n"
-CHAIN_FIELDS = frozenset({"seq", "prev", "log_id", "ts", "row_digest"})
+CHAIN_FIELDS = frozenset({"seq", "prev", "log_id", "ts", "chain"})
 SCAN_CHUNK = 1 << 20
 
 HEX64 = re.compile(r"[0-9a-f]{64}")
 LOG_ID = re.compile(r"[0-9a-f]{32}")
 TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?Z")
-# Canonical rows end with these members (no key sorts after them), so the tail names the row.
-_TAIL = re.compile(
-    rb'"row_digest":"(sha256:row:v1:[0-9a-f]{64})","schema":"[^"\\\n]*",'
-    rb'"seq":(0|[1-9][0-9]{0,15}),"ts":"[^"\\\n]*"}\n?\Z'
-)
+# Canonical rows end with these members (no key sorts after them), so the tail names the seq.
+_TAIL = re.compile(rb'"schema":"[^"\\\n]*","seq":(0|[1-9][0-9]{0,15}),"ts":"[^"\\\n]*"}\n?\Z')
+_CHAIN_MEMBER = re.compile(rb'"chain":"(sha256:(?:hmac-)?row:v1:[0-9a-f]{64})"')
 
 Members = dict[str, list[bytes]]
 """An object being written: key -> canonical encoding of its value, possibly in chunks."""
@@ -83,6 +92,8 @@ class ChainDefect(StrEnum):
     LOG_ID_MISMATCH = "log-id-mismatch"
     EMPTY_LOG = "empty-log"
     MISSING_LOG = "missing-log"
+    KEY_REQUIRED = "key-required"
+    UNKEYED_ROW = "unkeyed-row"
 
 
 Problem = tuple[ChainDefect, str]
@@ -128,12 +139,63 @@ def _member_prefix(key: str, *, opening: bool) -> bytes:
     return (b"{" if opening else b",") + _jcs.dumps(key) + b":"
 
 
-def row_digest(members: Mapping[str, list[bytes]]) -> str:
-    """Digest a row over its canonical bytes without the `row_digest` member."""
-    hasher = hashlib.sha256(DOMAIN_ROW)
-    for chunk in object_chunks(members, without="row_digest"):
+def resolve_key(key: object) -> bytes | None:
+    """Return the receipt key: bytes as given, a str names the environment variable holding it.
+
+    Raises ReceiptKeyError for empty bytes or an unset or empty variable, TypeError otherwise.
+    """
+    if key is None:
+        return None
+    if isinstance(key, bytes | bytearray):
+        if not key:
+            raise ReceiptKeyError("the receipt key is empty; pass at least 16 random bytes")
+        return bytes(key)
+    if isinstance(key, str):
+        value = os.environ.get(key, "")
+        if not value:
+            raise ReceiptKeyError(
+                f"the receipt key variable {key!r} is not set or empty; set it to a secret "
+                "(e.g. 32 random hex digits) or pass key=b'...' directly"
+            )
+        return value.encode("utf-8")
+    kind = type(key).__name__
+    raise TypeError(f"key must be bytes or the name of an environment variable, not {kind}")
+
+
+def keyed(recipe: str, key: bytes | None) -> str:
+    """Return `recipe` as written under `key`: `sha256:hmac-<name>:v1:` when keyed."""
+    return KEYED_PREFIX + recipe[len("sha256:") :] if key else recipe
+
+
+class Hasher(Protocol):
+    """A running hash: `hashlib.sha256` unkeyed, `hmac.HMAC` over SHA-256 keyed."""
+
+    def update(self, data: bytes, /) -> None:
+        """Feed `data`."""
+
+    def hexdigest(self) -> str:
+        """Return the digest so far in hex."""
+        ...
+
+
+def new_hasher(domain: bytes, key: bytes | None) -> Hasher:
+    """Return a running SHA-256 (or HMAC-SHA256 under `key`) already fed the domain separator."""
+    if key:
+        return hmac.new(key, domain, hashlib.sha256)
+    return hashlib.sha256(domain)
+
+
+def chain_recipe(key: bytes | None) -> str:
+    """Return the recipe prefix of the `chain` digest under `key`."""
+    return keyed(ROW_RECIPE, key)
+
+
+def chain_digest(members: Mapping[str, list[bytes]], key: bytes | None = None) -> str:
+    """Digest a row over its canonical bytes without the `chain` member (HMAC under `key`)."""
+    hasher = new_hasher(DOMAIN_ROW, key)
+    for chunk in object_chunks(members, without="chain"):
         hasher.update(chunk)
-    return ROW_RECIPE + hasher.hexdigest()
+    return chain_recipe(key) + hasher.hexdigest()
 
 
 def genesis_prev(log_id: str) -> str:
@@ -141,12 +203,28 @@ def genesis_prev(log_id: str) -> str:
     return GENESIS_RECIPE + hashlib.sha256(DOMAIN_GENESIS + log_id.encode("ascii")).hexdigest()
 
 
-def row_tail(data: bytes) -> tuple[int, str] | None:
-    """Return (seq, row_digest) read from the canonical tail that ends `data`, or None."""
+def row_seq(data: bytes) -> int | None:
+    """Return the seq read from the canonical tail that ends `data`, or None."""
     match = _TAIL.search(data)
-    if match is None:
-        return None
-    return int(match.group(2)), match.group(1).decode("ascii")
+    return None if match is None else int(match.group(1))
+
+
+def row_chain(line: bytes) -> str | None:
+    """Return the top-level `chain` digest of a canonical row from the start of its line.
+
+    Only "annotations" sorts before "chain", so the member is first or follows that one
+    value, which is skipped by decoding it. None when `line` (maybe a prefix) shows neither.
+    """
+    offset = 1
+    if line.startswith(b'{"annotations":'):
+        try:
+            text = line.decode("utf-8")
+            _, end = json.JSONDecoder().raw_decode(text, len('{"annotations":'))
+        except (UnicodeDecodeError, ValueError):
+            return None
+        offset = len(text[:end].encode("utf-8")) + 1
+    match = _CHAIN_MEMBER.match(line, offset)
+    return None if match is None else match.group(1).decode("ascii")
 
 
 def last_newline(fd: int, end: int) -> int:

@@ -15,12 +15,13 @@ from compaction_guard._chain_line import RowCheck, read_row
 from compaction_guard._chain_row import (
     HEX64,
     LOG_ID,
-    ROW_RECIPE,
     ChainDefect,
     Problem,
+    chain_recipe,
     genesis_prev,
     last_newline,
-    row_tail,
+    row_chain,
+    row_seq,
 )
 
 __all__ = [
@@ -51,7 +52,7 @@ class ChainProblem:
 
 @dataclass(frozen=True)
 class ReceiptHead:
-    """The last row of a verified log: its log id, row count and row digest."""
+    """The last row of a verified log: its log id, row count and `chain` digest."""
 
     log_id: str
     size: int
@@ -68,7 +69,10 @@ class ReceiptHead:
     def parse(cls, text: str) -> ReceiptHead:
         """Parse the one-line form; raises ValueError naming the expected form."""
         parts = text.strip().split(" ")
-        expected = f"expected '{HEAD_PREFIX} <32 hex log id> <rows> sha256:row:v1:<64 hex>'"
+        expected = (
+            f"expected '{HEAD_PREFIX} <32 hex log id> <rows> sha256:row:v1:<64 hex>' "
+            "(sha256:hmac-row:v1: for a keyed log)"
+        )
         if len(parts) != 4 or parts[0] != HEAD_PREFIX:  # noqa: PLR2004 - four fields
             raise ValueError(f"not a receipt head: {text[:120]!r}; {expected}")
         _, log_id, size, digest = parts
@@ -77,8 +81,10 @@ class ReceiptHead:
             and size.isascii()
             and size.isdigit()
             and int(size) > 0
-            and digest.startswith(ROW_RECIPE)
-            and HEX64.fullmatch(digest[len(ROW_RECIPE) :])
+            and any(
+                digest.startswith(recipe) and HEX64.fullmatch(digest[len(recipe) :])
+                for recipe in (chain_recipe(None), chain_recipe(b"k"))
+            )
         ):
             raise ValueError(f"not a receipt head: {text[:120]!r}; {expected}")
         return cls(log_id=log_id, size=int(size), digest=digest)
@@ -111,10 +117,11 @@ def verify_chain(
     expected_head: ReceiptHead | None = None,
     check_row: RowCheck,
     max_line_bytes: int = MAX_LINE_BYTES,
+    key: bytes | None = None,
 ) -> ChainReport:
     """Stream the log and report the first bad line (plus a torn tail or a failed pin)."""
     path = Path(path)
-    walk = _Walk(path, expected_head, check_row)
+    walk = _Walk(path, expected_head, check_row, key)
     try:
         handle = path.open("rb")
     except FileNotFoundError:
@@ -132,10 +139,13 @@ def _file_problem(defect: ChainDefect, message: str) -> ChainProblem:
 class _Walk:
     """State of one streaming pass: expected seq, previous digest, log id, head checks."""
 
-    def __init__(self, path: Path, head: ReceiptHead | None, check_row: RowCheck) -> None:
+    def __init__(
+        self, path: Path, head: ReceiptHead | None, check_row: RowCheck, key: bytes | None
+    ) -> None:
         self.path = path
         self.head = head
         self.check_row = check_row
+        self.key = key
         self.rows = 0
         self.last_digest = ""
         self.log_id = ""
@@ -189,26 +199,26 @@ class _Walk:
     ) -> Problem | None:
         if not raw.endswith(b"\n"):
             return _unterminated(raw, line_number, offset, max_line_bytes)
-        row, found = read_row(raw[:-1], self.check_row)
+        row, found = read_row(raw[:-1], self.check_row, self.key)
         if row is None:
             return found
         found = self.link(row, line_number, handle)
         if found is None:
             self.rows += 1
-            self.last_digest = row["row_digest"]
+            self.last_digest = row["chain"]
         return found
 
     def link(self, row: dict[str, Any], line_number: int, handle: BinaryIO) -> Problem | None:
         seq = row["seq"]
         if seq != self.rows:
-            return self.misplaced(seq, line_number, row["row_digest"], handle)
+            return self.misplaced(seq, line_number, row["chain"], handle)
         found = self.genesis(row) if seq == 0 else _broken_link(row, self.last_digest, line_number)
         return found or self.diverged(row)
 
     def diverged(self, row: dict[str, Any]) -> Problem | None:
         """FORKED when this is the row the pinned head names and its digest differs."""
         head = self.head
-        if head is None or row["seq"] != head.size - 1 or row["row_digest"] == head.digest:
+        if head is None or row["seq"] != head.size - 1 or row["chain"] == head.digest:
             return None
         message = (
             f"row {row['seq']} differs from the pinned head ({head.digest[:30]}...): "
@@ -291,4 +301,4 @@ def _torn(offset: int, size: int, line_number: int | None) -> ChainProblem:
 
 
 def _peek(raw: bytes) -> tuple[int | None, str]:
-    return row_tail(raw[-300:]) or (None, "")
+    return row_seq(raw[-300:]), row_chain(raw) or ""

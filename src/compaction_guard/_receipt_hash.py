@@ -1,128 +1,230 @@
 """How receipts hash: recipes, hash domains, per-item digests, the drop split, the receipt digest.
 
-See DESIGN.md "receipt: promises". Row checks that use these are in `_receipt_verify`.
+See DESIGN.md "receipt: promises" and docs/DESIGN.md "Receipt keys and the lossless recipe".
+Row checks that use these are in `_receipt_verify`.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 from array import array
 from collections import Counter
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from compaction_guard import _jcs
-from compaction_guard._chain_row import RAW_RECIPE, object_chunks
+from compaction_guard._chain_row import RAW_RECIPE, keyed, new_hasher, object_chunks
 from compaction_guard.errors import CanonicalJSONError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Callable, Iterable
 
 __all__ = [
     "CORE_FIELDS",
     "ITEMS_RECIPE",
     "JCS_RECIPE",
+    "LOSSLESS_RECIPE",
     "OPTIONAL_FIELDS",
     "RECEIPT_RECIPE",
     "RECEIPT_SCHEMA",
     "Items",
     "Split",
+    "item_recipes",
     "key_string",
+    "lossless_bytes",
     "manifest_chunks",
     "receipt_digest",
 ]
 
-RECEIPT_SCHEMA = "compaction-guard:receipt:v1"
+RECEIPT_SCHEMA = "compaction-guard:receipt:v2"
 JCS_RECIPE = "sha256:jcs:v1:"
+LOSSLESS_RECIPE = "sha256:lossless:v1:"
 ITEMS_RECIPE = "sha256:items:v1:"
 RECEIPT_RECIPE = "sha256:receipt:v1:"
-# Hash domains (the per-item digests stay plain SHA-256 so anyone can recompute them).
+# Hash domains (unkeyed per-item digests stay plain SHA-256 so anyone can recompute them).
 DOMAIN_ITEMS = b"compaction-guard/items/v1\n"
 DOMAIN_RECEIPT = b"compaction-guard/receipt/v1\n"
 CORE_FIELDS = ("schema", "pre", "post", "dropped", "introduced", "compactor", "method", "opened_at")
 OPTIONAL_FIELDS = ("annotations",)
 _MANIFEST_CHUNK = 16384
+# An item key is 32 digest bytes (raw recipe) or a tag byte and 32 digest bytes.
+_TAGGED = 33
+_TAG_RECIPES = {ord("j"): JCS_RECIPE, ord("l"): LOSSLESS_RECIPE}
+
+
+def item_recipes(key: bytes | None) -> tuple[str, ...]:
+    """Return the recipe prefixes a drop-manifest item may carry under `key`."""
+    return tuple(keyed(r, key) for r in (RAW_RECIPE, JCS_RECIPE, LOSSLESS_RECIPE))
 
 
 class Items:
-    """Per-item digests of one side: 32 raw bytes (`b"j"` prefixed for JSON items) and sizes."""
+    """Per-item digests of one side and their sizes; HMAC-SHA256 digests under `key`.
 
-    __slots__ = ("count", "json_items", "keys", "sizes", "total")
+    A key is 32 raw bytes (str/bytes) or 33: `b"j"` (canonical JSON) or `b"l"` (lossless)
+    and 32 bytes.
+    """
 
-    def __init__(self, content: Any) -> None:
+    __slots__ = ("count", "key", "keys", "sizes", "tagged", "total")
+
+    def __init__(self, content: Any, key: bytes | None = None) -> None:
         items = content if isinstance(content, list | tuple) else [content]
-        self.json_items = 0
-        if set(map(type, items)) == {str}:
-            self.keys, self.sizes = _digest_strings(items)
-        else:
+        self.key = key
+        self.tagged = 0
+        try:
+            if set(map(type, items)) != {str}:
+                raise _Surrogate  # noqa: TRY301 - not only str: the general path
+            self.keys, self.sizes = _digest_strings(items, key)
+        except _Surrogate:
             self.keys, self.sizes = self._digest_any(items)
         self.count = len(self.keys)
         self.total = sum(self.sizes)
 
     def _digest_any(self, items: list[Any] | tuple[Any, ...]) -> tuple[list[bytes], array[int]]:
-        sha = hashlib.sha256
         keys: list[bytes] = []
         sizes = array("Q")
+        digest = _item_hash(self.key)
         for index, item in enumerate(items):
-            if type(item) is bytes:
-                data, is_json = item, False
-            else:
-                data, is_json = _payload(item, index)
-            self.json_items += is_json
-            keys.append(b"j" + sha(data).digest() if is_json else sha(data).digest())
+            data, tag = (item, b"") if type(item) is bytes else _payload(item, index)
+            self.tagged += bool(tag)
+            keys.append(tag + digest(data))
             sizes.append(len(data))
         return keys, sizes
 
     def digest(self) -> str:
-        """Digest the ordered items: one recipe byte (r or j) and 32 digest bytes per item."""
-        hasher = hashlib.sha256(DOMAIN_ITEMS)
-        if not self.json_items:
+        """Digest the ordered items: one recipe byte (r, j or l) and 32 digest bytes per item."""
+        hasher = new_hasher(DOMAIN_ITEMS, self.key)
+        if not self.tagged:
             if self.keys:
                 hasher.update(b"r")
                 hasher.update(b"r".join(self.keys))
         else:
-            hasher.update(b"".join(k if len(k) == 33 else b"r" + k for k in self.keys))  # noqa: PLR2004
-        return ITEMS_RECIPE + hasher.hexdigest()
+            hasher.update(b"".join(k if len(k) == _TAGGED else b"r" + k for k in self.keys))
+        return keyed(ITEMS_RECIPE, self.key) + hasher.hexdigest()
 
     def strings(self, indices: Iterable[int]) -> list[str]:
         """Return the item digest strings at `indices`, in order."""
         keys = self.keys
-        if not self.json_items:
-            return [RAW_RECIPE + keys[i].hex() for i in indices]
-        return [key_string(keys[i]) for i in indices]
+        if not self.tagged:
+            raw = keyed(RAW_RECIPE, self.key)
+            return [raw + keys[i].hex() for i in indices]
+        return [key_string(keys[i], self.key) for i in indices]
 
 
-def _digest_strings(items: list[str] | tuple[str, ...]) -> tuple[list[bytes], array[int]]:
+def _item_hash(key: bytes | None) -> Callable[[bytes], bytes]:
+    if key is None:
+        return lambda data: hashlib.sha256(data).digest()
+    return lambda data: hmac.digest(key, data, "sha256")
+
+
+def _digest_strings(
+    items: list[str] | tuple[str, ...], key: bytes | None
+) -> tuple[list[bytes], array[int]]:
     """Digest plain strings (the common case) without per-item dispatch."""
-    sha = hashlib.sha256
     try:
-        keys = [sha(item.encode("utf-8")).digest() for item in items]
+        encoded = [item.encode("utf-8") for item in items]
     except UnicodeEncodeError:
-        for index, item in enumerate(items):
-            _payload(item, index)  # raises, naming the item
-        raise  # pragma: no cover - one item failed to encode above
-    # An ASCII str is as long in UTF-8 as in code points (isascii() is O(1)).
-    sizes = array("Q", [len(item) if item.isascii() else len(item.encode()) for item in items])
-    return keys, sizes
+        raise _Surrogate from None
+    if key is None:
+        sha = hashlib.sha256
+        keys = [sha(data).digest() for data in encoded]
+    else:
+        keys = [hmac.digest(key, data, "sha256") for data in encoded]
+    return keys, array("Q", map(len, encoded))
 
 
-def key_string(key: bytes) -> str:
-    """Return the self-describing digest string of one item key."""
-    return JCS_RECIPE + key[1:].hex() if len(key) == 33 else RAW_RECIPE + key.hex()  # noqa: PLR2004
+class _Surrogate(Exception):  # noqa: N818 - private control flow, never escapes Items
+    """Not a list of UTF-8 encodable str: the general path digests it item by item."""
 
 
-def _payload(item: Any, index: int) -> tuple[bytes, bool]:
+def key_string(item_key: bytes, key: bytes | None = None) -> str:
+    """Return the self-describing digest string of one item key (keyed recipe under `key`)."""
+    if len(item_key) == _TAGGED:
+        return keyed(_TAG_RECIPES[item_key[0]], key) + item_key[1:].hex()
+    return keyed(RAW_RECIPE, key) + item_key.hex()
+
+
+def _payload(item: Any, index: int) -> tuple[bytes, bytes]:
+    """Return an item's hashed bytes and its tag: b"" raw, b"j" canonical JSON, b"l" lossless.
+
+    A value canonical JSON refuses (a lone surrogate, nesting past its depth limit, a
+    number outside its range) takes the lossless recipe; only a cycle or a type neither
+    recipe knows raises CanonicalJSONError naming the item.
+    """
     if isinstance(item, str):
         try:
-            return str.encode(item, "utf-8"), False
-        except UnicodeEncodeError as exc:
-            reason = f"string holds a lone surrogate at index {exc.start}"
-            raise CanonicalJSONError(f"$[{index}]", reason) from None
+            return str.encode(item, "utf-8"), b""
+        except UnicodeEncodeError:
+            return lossless_bytes(item, f"$[{index}]"), b"l"
     if isinstance(item, bytes | bytearray | memoryview):
-        return bytes(item), False
+        return bytes(item), b""
     try:
-        return _jcs.dumps(item), True
-    except CanonicalJSONError as exc:
-        raise CanonicalJSONError(f"$[{index}]{exc.path[1:]}", exc.reason) from None
+        return _jcs.dumps(item), b"j"
+    except CanonicalJSONError:
+        return lossless_bytes(item, f"$[{index}]"), b"l"
+
+
+def lossless_bytes(value: Any, path: str = "$") -> bytes:
+    """Return the lossless encoding of a JSON-like value (docs/DESIGN.md, the lossless recipe).
+
+    Tagged and length-prefixed, walked without recursion: `n`, `t`, `f`; `i<decimal>;`;
+    `d<float.hex()>;`; `s<len>:` + UTF-8 with surrogates passed through; `b<len>:` + bytes;
+    `[<n>:` + items; `{<n>:` + key/value pairs sorted by encoded key. Raises
+    CanonicalJSONError naming the path for a cycle, a non-str key or another type.
+    """
+    out: list[bytes] = []
+    stack: list[tuple[Any, str, bool]] = [(value, path, False)]
+    open_ids: set[int] = set()
+    while stack:
+        item, where, leaving = stack.pop()
+        if leaving:
+            open_ids.discard(id(item))
+            continue
+        scalar = _lossless_scalar(item)
+        if scalar is not None:
+            out.append(scalar)
+            continue
+        children = _lossless_children(item, where)
+        if id(item) in open_ids:
+            raise CanonicalJSONError(where, "the value contains itself (a cycle)")
+        open_ids.add(id(item))
+        is_map = isinstance(item, Mapping)
+        out.append(b"{%d:" % (len(children) // 2) if is_map else b"[%d:" % len(children))
+        stack.append((item, where, True))
+        stack.extend((child, child_where, False) for child, child_where in reversed(children))
+    return b"".join(out)
+
+
+def _lossless_scalar(item: Any) -> bytes | None:  # noqa: PLR0911 - one return per type
+    if item is None:
+        return b"n"
+    if item is True or item is False:
+        return b"t" if item else b"f"
+    if isinstance(item, int):
+        return b"i%d;" % item
+    if isinstance(item, float):
+        return b"d" + float.hex(item).encode("ascii") + b";"
+    if isinstance(item, str):
+        data = item.encode("utf-8", "surrogatepass")
+        return b"s%d:" % len(data) + data
+    if isinstance(item, bytes | bytearray | memoryview):
+        data = bytes(item)
+        return b"b%d:" % len(data) + data
+    return None
+
+
+def _lossless_children(item: Any, where: str) -> list[tuple[Any, str]]:
+    if isinstance(item, list | tuple):
+        return [(child, f"{where}[{i}]") for i, child in enumerate(item)]
+    if isinstance(item, Mapping):
+        keys = list(item)
+        if not all(isinstance(k, str) for k in keys):
+            raise CanonicalJSONError(where, "object keys must be strings")
+        pairs: list[tuple[Any, str]] = []
+        for k in sorted(keys, key=lambda k: k.encode("utf-8", "surrogatepass")):
+            pairs += [(k, f"{where}.{k}"), (item[k], f"{where}.{k}")]
+        return pairs
+    raise CanonicalJSONError(where, f"a {type(item).__name__} has no JSON or lossless form")
 
 
 class Split:
@@ -158,10 +260,10 @@ def manifest_chunks(dropped: dict[str, Any]) -> list[bytes]:
     return chunks
 
 
-def receipt_digest(members: Mapping[str, list[bytes]]) -> str:
-    """Digest the canonical encoding of the core and optional fields among `members`."""
-    hasher = hashlib.sha256(DOMAIN_RECEIPT)
-    core = {key: members[key] for key in (*CORE_FIELDS, *OPTIONAL_FIELDS) if key in members}
+def receipt_digest(members: Mapping[str, list[bytes]], key: bytes | None = None) -> str:
+    """Digest the canonical encoding of the core and optional fields (HMAC under `key`)."""
+    hasher = new_hasher(DOMAIN_RECEIPT, key)
+    core = {name: members[name] for name in (*CORE_FIELDS, *OPTIONAL_FIELDS) if name in members}
     for chunk in object_chunks(core):
         hasher.update(chunk)
-    return RECEIPT_RECIPE + hasher.hexdigest()
+    return keyed(RECEIPT_RECIPE, key) + hasher.hexdigest()

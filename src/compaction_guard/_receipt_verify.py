@@ -13,22 +13,23 @@ from typing import Any
 from compaction_guard import _jcs
 from compaction_guard._chain_row import (
     CHAIN_FIELDS,
-    RAW_RECIPE,
+    KEYED_PREFIX,
     TIMESTAMP,
     ChainDefect,
     Members,
     Problem,
     check_digest,
+    keyed,
 )
 from compaction_guard._receipt_hash import (
     CORE_FIELDS,
     ITEMS_RECIPE,
-    JCS_RECIPE,
     OPTIONAL_FIELDS,
     RECEIPT_RECIPE,
     RECEIPT_SCHEMA,
     Items,
     Split,
+    item_recipes,
     receipt_digest,
 )
 from compaction_guard.errors import CanonicalJSONError
@@ -37,13 +38,15 @@ __all__ = ["check_row", "content_mismatches", "row_problems"]
 
 _SIDE_KEYS = {"pre": {"count", "bytes", "digest"}, "post": {"count", "bytes", "digest"}}
 _SHAPES = {**_SIDE_KEYS, "dropped": {"count", "bytes", "items"}, "introduced": {"count", "bytes"}}
-_ITEM = re.compile(r"sha256:(?:raw|jcs):v1:[0-9a-f]{64}")
+_ITEM = re.compile(r"sha256:(?:raw|jcs|lossless):v1:[0-9a-f]{64}")
+_KEYED_ITEM = re.compile(r"sha256:hmac-(?:raw|jcs|lossless):v1:[0-9a-f]{64}")
 
 
-def row_problems(row: Any, members: Members | None) -> list[Problem]:
+def row_problems(row: Any, members: Members | None, key: bytes | None = None) -> list[Problem]:
     """Self-consistency problems, in check order; shape problems stop before arithmetic.
 
     `members` is the row's canonical encoding when it was read from a log; None re-encodes.
+    Under `key` every digest must be keyed and the receipt digest recomputes with it.
     """
     if not isinstance(row, Mapping):
         return [(ChainDefect.MALFORMED_ROW, "row must be a mapping (the dict seal returned)")]
@@ -54,16 +57,32 @@ def row_problems(row: Any, members: Members | None) -> list[Problem]:
     problems = _field_problems(row) + _value_problems(row)
     if problems:
         return problems
-    problems = _digest_problems(row)
+    problems = _key_problems(row, key) or _digest_problems(row, key)
     if problems:
         return problems
-    return _arithmetic_problems(row) + _receipt_digest_problems(row, members)
+    return _arithmetic_problems(row, key) + _receipt_digest_problems(row, members, key)
 
 
-def check_row(row: dict[str, Any], members: Members) -> Problem | None:
+def check_row(row: dict[str, Any], members: Members, key: bytes | None = None) -> Problem | None:
     """Return the first self-consistency problem of a row read from a log, or None."""
-    problems = row_problems(row, members)
+    problems = row_problems(row, members, key)
     return problems[0] if problems else None
+
+
+def _key_problems(row: Mapping[str, Any], key: bytes | None) -> list[Problem]:
+    """Refuse a keyed row without the key, and an unkeyed row under a key."""
+    digest = row.get("receipt_digest")
+    is_keyed = isinstance(digest, str) and digest.startswith(KEYED_PREFIX)
+    if is_keyed and key is None:
+        message = "the receipt is keyed (HMAC-SHA256); verify it with the key it was sealed with"
+        return [(ChainDefect.KEY_REQUIRED, message)]
+    if key is not None and not is_keyed:
+        message = (
+            "the receipt is not keyed but a key was given: it was sealed without the key "
+            "(or re-minted by someone who lacks it)"
+        )
+        return [(ChainDefect.UNKEYED_ROW, message)]
+    return []
 
 
 def _field_problems(row: Mapping[str, Any]) -> list[Problem]:
@@ -117,32 +136,35 @@ def _scalar_messages(row: Mapping[str, Any]) -> list[str]:
     return messages
 
 
-def _digest_problems(row: Mapping[str, Any]) -> list[Problem]:
+def _digest_problems(row: Mapping[str, Any], key: bytes | None) -> list[Problem]:
+    items_recipe = (keyed(ITEMS_RECIPE, key),)
     checks = [
-        check_digest(row["pre"]["digest"], "pre.digest", (ITEMS_RECIPE,)),
-        check_digest(row["post"]["digest"], "post.digest", (ITEMS_RECIPE,)),
-        check_digest(row["receipt_digest"], "receipt_digest", (RECEIPT_RECIPE,)),
+        check_digest(row["pre"]["digest"], "pre.digest", items_recipe),
+        check_digest(row["post"]["digest"], "post.digest", items_recipe),
+        check_digest(row["receipt_digest"], "receipt_digest", (keyed(RECEIPT_RECIPE, key),)),
     ]
     items = row["dropped"]["items"]
+    pattern = _ITEM if key is None else _KEYED_ITEM
     try:
-        items_ok = all(map(_ITEM.fullmatch, items))
+        items_ok = all(map(pattern.fullmatch, items))
     except TypeError:  # a non-string item
         items_ok = False
     if not items_ok:  # find and name the first bad item
+        recipes = item_recipes(key)
         checks.extend(
-            check_digest(item, f"dropped.items[{index}]", (RAW_RECIPE, JCS_RECIPE))
+            check_digest(item, f"dropped.items[{index}]", recipes)
             for index, item in enumerate(items)
         )
     return [problem for problem in checks if problem is not None][:1]
 
 
-def _arithmetic_problems(row: Mapping[str, Any]) -> list[Problem]:
+def _arithmetic_problems(row: Mapping[str, Any], key: bytes | None) -> list[Problem]:
     pre, post, dropped, introduced = (row[k] for k in ("pre", "post", "dropped", "introduced"))
     messages = [
         *_manifest_count_messages(dropped),
         *_unit_messages(pre, post, dropped, introduced),
         *_empty_part_messages(pre, dropped, introduced),
-        *_empty_digest_messages(pre, post),
+        *_empty_digest_messages(pre, post, key),
     ]
     return [(ChainDefect.ROW_EDITED, message) for message in messages]
 
@@ -188,9 +210,11 @@ def _empty_part_messages(
     return messages
 
 
-def _empty_digest_messages(pre: Mapping[str, Any], post: Mapping[str, Any]) -> list[str]:
+def _empty_digest_messages(
+    pre: Mapping[str, Any], post: Mapping[str, Any], key: bytes | None
+) -> list[str]:
     """Check a side with no items carries the digest of the empty sequence."""
-    empty = Items([]).digest()
+    empty = Items([], key).digest()
     return [
         f"{name}.digest: 0 items must digest to {empty}"
         for name, side in (("pre", pre), ("post", post))
@@ -198,13 +222,15 @@ def _empty_digest_messages(pre: Mapping[str, Any], post: Mapping[str, Any]) -> l
     ]
 
 
-def _receipt_digest_problems(row: Mapping[str, Any], members: Members | None) -> list[Problem]:
+def _receipt_digest_problems(
+    row: Mapping[str, Any], members: Members | None, key: bytes | None
+) -> list[Problem]:
     """Check receipt_digest matches the canonical encoding of the core fields."""
     try:
         if members is None:
             keys = [key for key in (*CORE_FIELDS, *OPTIONAL_FIELDS) if key in row]
             members = {key: [_jcs.dumps(row[key])] for key in keys}
-        recomputed = receipt_digest(members)
+        recomputed = receipt_digest(members, key)
     except CanonicalJSONError as exc:
         return [(ChainDefect.MALFORMED_ROW, str(exc))]
     claimed = row["receipt_digest"]
@@ -214,7 +240,9 @@ def _receipt_digest_problems(row: Mapping[str, Any], members: Members | None) ->
     return [(ChainDefect.ROW_EDITED, message)]
 
 
-def content_mismatches(row: Any, pre_content: Any, post_content: Any) -> list[str]:
+def content_mismatches(
+    row: Any, pre_content: Any, post_content: Any, key: bytes | None = None
+) -> list[str]:
     """Recompute the digests, totals and drop set from content; one note per mismatch."""
     claimed = row if isinstance(row, Mapping) else {}
     notes: list[str] = []
@@ -223,7 +251,7 @@ def content_mismatches(row: Any, pre_content: Any, post_content: Any) -> list[st
         if content is None:
             continue
         try:
-            sides[name] = Items(content)
+            sides[name] = Items(content, key)
         except CanonicalJSONError as exc:
             notes.append(f"{name} content cannot be digested: {exc}")
             continue

@@ -12,6 +12,7 @@
     │   ├── ReceiptIntegrityError              a digest or chain link fails; .line_number
     │   ├── ReceiptSealError                   a claimed drop set disagrees with the inferred one
     │   ├── ReceiptLockError (also TimeoutError) the log stayed locked; nothing was written
+    │   ├── ReceiptKeyError (also ValueError)  the receipt key is empty or its variable unset
     │   └── CanonicalJSONError (also ValueError) a value has no RFC 8785 form; .path
     ├── InvariantViolation                     RAISE policy refused; .report
     └── MissingExtraError (also ImportError)   .extra, .module; message holds the pip command
@@ -36,6 +37,7 @@ __all__ = [
     "MissingExtraError",
     "ReceiptError",
     "ReceiptIntegrityError",
+    "ReceiptKeyError",
     "ReceiptLockError",
     "ReceiptSealError",
     "RegistryError",
@@ -110,6 +112,10 @@ class ReceiptSealError(ReceiptError):
 
 class ReceiptLockError(ReceiptError, TimeoutError):
     """The receipt log stayed locked by another writer past the timeout; nothing was written."""
+
+
+class ReceiptKeyError(ReceiptError, ValueError):
+    """The receipt key is empty, or the environment variable naming it is unset or empty."""
 
 
 class CanonicalJSONError(ReceiptError, ValueError):

@@ -77,7 +77,8 @@ class Guard:
     ```
     Plain strings become BLOCK constraints. `detectors` replaces the default chain
     (lexical, then the embedding and NLI tiers when their extras and weights are here).
-    `receipts` is a JSONL path: every `compact()` then seals one hash-chained receipt.
+    `receipts` is a JSONL path: every `compact()` then seals one hash-chained receipt;
+    `receipt_key` (bytes, or an environment variable's name) makes its digests HMAC-SHA256.
     """
 
     def __init__(
@@ -92,6 +93,7 @@ class Guard:
         token_estimator: Callable[[str], int] | None = None,
         on_report: Callable[[CompactionReport], object] | None = None,
         receipts: str | os.PathLike[str] | None = None,
+        receipt_key: bytes | str | None = None,
     ) -> None:
         if isinstance(invariants, str) or not isinstance(invariants, Iterable):
             raise TypeError(
@@ -105,6 +107,7 @@ class Guard:
         self.chain = DetectorChain(default_detectors() if detectors is None else detectors)
         self.on_report = on_report
         self.receipts = receipts
+        self._receipt_key = _resolve_receipt_key(receipt_key)
         self.last_report: CompactionReport | None = None
         self._registry = Registry(
             max_block_tokens=max_block_tokens,
@@ -368,7 +371,7 @@ class Guard:
             return None
         from compaction_guard.receipt import CompactionReceipt  # noqa: PLC0415
 
-        return CompactionReceipt.open(context)
+        return CompactionReceipt.open(context, key=self._receipt_key)
 
     def _finish(self, draft: CompactionReport, call: _Call, post: Any) -> CompactionReport:
         report = _replace(draft, duration_ms=_elapsed_ms(call.started))
@@ -396,6 +399,15 @@ _REPIN_HINT = (
     "re-pin with guard.compact(context, compactor=lambda c: c), or inject "
     "guard.reassertion_block() into the context yourself"
 )
+
+
+def _resolve_receipt_key(key: bytes | str | None) -> bytes | None:
+    """Read the receipt key once, so a missing variable fails at construction, not mid-run."""
+    if key is None:
+        return None
+    from compaction_guard._chain_row import resolve_key  # noqa: PLC0415 - receipts are optional
+
+    return resolve_key(key)
 
 
 def _try_render(codec: ContextCodec, context: Any) -> tuple[Rendering | None, str | None]:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from compaction_guard import _chain, _chain_verify, _jcs
 from compaction_guard._chain import LOCK_TIMEOUT, Recovery, recover
-from compaction_guard._chain_row import ChainDefect, utc_timestamp
+from compaction_guard._chain_row import ChainDefect, resolve_key, utc_timestamp
 from compaction_guard._chain_verify import MAX_LINE_BYTES, ChainProblem, ChainReport, ReceiptHead
 from compaction_guard._jcs import CanonicalJSONError
 from compaction_guard._receipt_hash import (
@@ -56,8 +56,10 @@ class CompactionReceipt:
     """A receipt for one compaction: `open(pre)`, `record_kept(post)`, then `seal(path, ...)`.
 
     Items are digested, never stored: str as UTF-8 and bytes raw (`sha256:raw:v1`),
-    anything else as RFC 8785 JSON (`sha256:jcs:v1`). A list or tuple is a sequence of
-    items; any other `pre`/`post` (a plain str, one message dict) counts as one item.
+    anything else as RFC 8785 JSON (`sha256:jcs:v1`), and a value JSON cannot hold (a lone
+    surrogate, deep nesting) by the lossless recipe (`sha256:lossless:v1`). A list or tuple
+    is a sequence of items; any other `pre`/`post` (a str, one message dict) is one item.
+    With `open(pre, key=...)` every digest is HMAC-SHA256 (`sha256:hmac-raw:v1`, ...).
 
         receipt = CompactionReceipt.open(messages)
         receipt.record_kept(compacted)
@@ -65,6 +67,7 @@ class CompactionReceipt:
     """
 
     def __init__(self, pre: Items, opened_at: str) -> None:
+        self._key = pre.key
         self._pre: Items | None = pre
         self._pre_digest = pre.digest()
         self._opened_at = opened_at
@@ -73,21 +76,27 @@ class CompactionReceipt:
         self._row: dict[str, Any] | None = None
 
     @classmethod
-    def open(cls, pre: Any) -> CompactionReceipt:
-        """Digest every pre-compaction item and the whole; CanonicalJSONError names bad items."""
-        return cls(Items(pre), utc_timestamp())
+    def open(cls, pre: Any, *, key: bytes | str | None = None) -> CompactionReceipt:
+        """Digest every pre-compaction item and the whole.
+
+        `key` (bytes, or the name of an environment variable holding it) makes every digest
+        HMAC-SHA256: without the key a digest tells nothing about the item, and rows cannot
+        be re-minted. CanonicalJSONError names an item no recipe can hold (a cycle, a type
+        that is not JSON); ReceiptKeyError an empty key or an unset variable.
+        """
+        return cls(Items(pre, resolve_key(key)), utc_timestamp())
 
     def record_kept(self, post: Any) -> None:
         """Record the survivor. Dropped items are inferred as pre minus post, by digest."""
         self._require_open("record_kept")
         if self._post is not None:
             raise ReceiptSealError("record_kept was already called; open a receipt per compaction")
-        self._post = Items(post)
+        self._post = Items(post, self._key)
 
     def record_dropped(self, items: Any) -> None:
         """Optionally claim the dropped items; `seal` refuses if the claim disagrees."""
         self._require_open("record_dropped")
-        self._claimed = Items(items)
+        self._claimed = Items(items, self._key)
 
     def seal(
         self,
@@ -120,9 +129,11 @@ class CompactionReceipt:
         members["dropped"] = manifest_chunks(values["dropped"])
         if extra is not None:
             values["annotations"], members["annotations"] = extra
-        values["receipt_digest"] = receipt_digest(members)
+        values["receipt_digest"] = receipt_digest(members, self._key)
         members["receipt_digest"] = [_jcs.dumps(values["receipt_digest"])]
-        values.update(_chain.append_row(Path(path), members, lock_timeout=lock_timeout))
+        values.update(
+            _chain.append_row(Path(path), members, lock_timeout=lock_timeout, key=self._key)
+        )
         self._row = values
         return values
 
@@ -179,29 +190,39 @@ def _annotations(annotations: Mapping[str, Any]) -> tuple[Any, list[bytes]]:
         raise CanonicalJSONError(f"$.annotations{exc.path[1:]}", exc.reason) from None
 
 
-def item_digest(item: Any) -> str:
-    """Return one item's digest: `sha256:raw:v1:` for str (UTF-8) and bytes, else `sha256:jcs:v1:`.
+def item_digest(item: Any, *, key: bytes | str | None = None) -> str:
+    """Return one item's digest as a drop manifest lists it.
 
-    Anyone holding an item can recompute this and look for it in a drop manifest.
+    `sha256:raw:v1:` for str (UTF-8) and bytes, `sha256:jcs:v1:` for JSON values,
+    `sha256:lossless:v1:` for values JSON cannot hold; `sha256:hmac-...` under `key`.
+    Anyone holding an item (and the key, for a keyed receipt) can look for it in a manifest.
     """
-    return key_string(Items([item]).keys[0])
+    keyed = Items([item], resolve_key(key))
+    return key_string(keyed.keys[0], keyed.key)
 
 
 def verify_receipt(
-    row: Mapping[str, Any], pre_content: Any = None, post_content: Any = None
+    row: Mapping[str, Any],
+    pre_content: Any = None,
+    post_content: Any = None,
+    *,
+    key: bytes | str | None = None,
 ) -> dict[str, Any]:
     """Check a receipt row; with content, recompute every digest and the drop set.
 
     Returns {"ok", "self_consistent", "content": "skipped"|"match"|"mismatch", "schema",
     "understatement_check", "notes"}. Self-consistency checks the schema, field shapes,
     digest forms, count and byte arithmetic, and receipt_digest; it cannot prove a claim,
-    only that the row is the one that was sealed. Never raises for a bad row.
+    only that the row is the one that was sealed. Rows record introduced.bytes, so they
+    report schema "v2" with the full understatement check. A keyed row needs its `key`;
+    under a key an unkeyed row fails. Never raises for a bad row.
     """
-    problems = row_problems(row, None)
+    secret = resolve_key(key)
+    problems = row_problems(row, None, secret)
     notes = [message for _, message in problems]
     content = "skipped"
     if pre_content is not None or post_content is not None:
-        mismatches = content_mismatches(row, pre_content, post_content)
+        mismatches = content_mismatches(row, pre_content, post_content, secret)
         notes.extend(mismatches)
         content = "mismatch" if mismatches else "match"
     ours = _schema_of(row) == RECEIPT_SCHEMA
@@ -209,7 +230,7 @@ def verify_receipt(
         "ok": not problems and content != "mismatch",
         "self_consistent": not problems,
         "content": content,
-        "schema": "v1" if ours else "unknown",
+        "schema": "v2" if ours else "unknown",
         "understatement_check": "full" if ours else "none",
         "notes": notes,
     }
@@ -224,20 +245,31 @@ def verify_chain(
     *,
     expected_head: ReceiptHead | None = None,
     max_line_bytes: int = MAX_LINE_BYTES,
+    key: bytes | str | None = None,
 ) -> ChainReport:
     """Stream a receipts log and name the first bad line with its ChainDefect.
 
     Without `expected_head` the scope is "unanchored": rows cut from the end cannot be
-    seen from the file alone. An empty or missing log is never `ok`.
+    seen from the file alone. An empty or missing log is never `ok`. A keyed log verifies
+    only with its `key` (KEY_REQUIRED otherwise); under a key every row must be keyed.
     """
+    secret = resolve_key(key)
+
+    def check(row: dict[str, Any], members: Any) -> Any:
+        return check_row(row, members, secret)
+
     return _chain_verify.verify_chain(
-        path, expected_head=expected_head, check_row=check_row, max_line_bytes=max_line_bytes
+        path,
+        expected_head=expected_head,
+        check_row=check,
+        max_line_bytes=max_line_bytes,
+        key=secret,
     )
 
 
-def receipt_head(path: str | os.PathLike[str]) -> ReceiptHead:
+def receipt_head(path: str | os.PathLike[str], *, key: bytes | str | None = None) -> ReceiptHead:
     """Verify the log and return its head; raises ReceiptIntegrityError naming the first problem."""
-    report = verify_chain(path)
+    report = verify_chain(path, key=key)
     if report.head is None:
         first = report.problems[0]
         raise ReceiptIntegrityError(f"{path}: {first}", line_number=first.line_number)
@@ -248,15 +280,17 @@ class HeadPin:
     """The last verified head of a log, kept in `file`; it only moves forward.
 
     `advance(log)` verifies the log against the pin, then pins its new head;
-    `verify(log)` then sees truncation, rollback and forks:
+    `verify(log)` then sees truncation, rollback and forks. The pin file is 0600; `key`
+    verifies a keyed log:
 
         pin = HeadPin("receipts.head")
         pin.advance("receipts.jsonl")
         assert pin.verify("receipts.jsonl").ok
     """
 
-    def __init__(self, file: str | os.PathLike[str]) -> None:
+    def __init__(self, file: str | os.PathLike[str], *, key: bytes | str | None = None) -> None:
         self.path = Path(file)
+        self._key = key
 
     def read(self) -> ReceiptHead | None:
         """Return the pinned head, or None when nothing is pinned yet."""
@@ -271,7 +305,7 @@ class HeadPin:
 
     def verify(self, log: str | os.PathLike[str]) -> ChainReport:
         """Verify `log` against the pinned head (unanchored while nothing is pinned)."""
-        return verify_chain(log, expected_head=self.read())
+        return verify_chain(log, expected_head=self.read(), key=self._key)
 
     def advance(
         self, log: str | os.PathLike[str], *, lock_timeout: float = LOCK_TIMEOUT
@@ -282,7 +316,7 @@ class HeadPin:
         """
         with _chain.hold_lock(self.path, lock_timeout):
             current = self.read()
-            report = verify_chain(log, expected_head=current)
+            report = verify_chain(log, expected_head=current, key=self._key)
             if report.head is None:
                 first = report.problems[0]
                 raise ReceiptIntegrityError(

@@ -439,3 +439,35 @@ def test_compact_refuses_a_compactor_that_is_not_callable() -> None:
 def test_guard_refuses_a_detector_without_a_layer() -> None:
     with pytest.raises(cg.DetectorContractError, match="subclass Detector"):
         cg.Guard([CAP], detectors=[object()])  # type: ignore[list-item]
+
+
+# -- summary_instructions: the clause for the summariser's prompt --
+
+MULTILINE = "Deploys need two approvals:\n  one from the service owner, one from on-call."
+
+
+def test_summary_instructions_list_every_constraint_verbatim() -> None:
+    guard = cg.Guard([CAP, READ_ONLY, MULTILINE])
+    clause = guard.summary_instructions()
+    for text in (CAP, READ_ONLY, MULTILINE):
+        assert text in clause
+    assert clause.index(CAP) < clause.index(READ_ONLY) < clause.index(MULTILINE)
+
+
+def test_summary_instructions_wording_is_stable() -> None:
+    assert cg.Guard([CAP]).summary_instructions() == (
+        "These rules are in force and must survive this summary exactly as written:\n"
+        f"- {CAP}\n"
+        "Copy each rule above into the summary word for word, or leave it out entirely: it is "
+        "re-inserted verbatim after the summary. Never reword, shorten, merge or soften a "
+        "rule, and do not restate it with other values."
+    )
+
+
+def test_summary_instructions_carry_no_block_markers() -> None:
+    guard = cg.Guard([CAP, READ_ONLY])
+    clause = guard.summary_instructions()
+    assert "COMPACTION-GUARD" not in clause
+    assert "[block]" not in clause
+    assert not guard.issued
+    assert cg.Guard([]).summary_instructions() == ""

@@ -171,6 +171,18 @@ class Guard:
         self._issued = True
         return self._registry.block_text()
 
+    def summary_instructions(self) -> str:
+        """Return a clause for the summariser's prompt that lists every constraint verbatim.
+
+        It asks the summariser to carry each rule word for word or leave it out (the guard
+        re-injects it), never to reword it. A request to the model, not a guarantee: the
+        block stays the guarantee. Plain text, no block markers; empty registry: "".
+        """
+        if not self._registry:
+            return ""
+        rules = "\n".join(f"- {invariant.text}" for invariant in self.invariants())
+        return f"{_INSTRUCTIONS_LEAD}\n{rules}\n{_INSTRUCTIONS_ASK}"
+
     @property
     def issued(self) -> bool:
         """Whether the guard has issued a block (by repair or `reassertion_block()`)."""
@@ -324,8 +336,9 @@ class Guard:
 
     def _detect(self, view: SummaryView) -> tuple[Finding, ...]:
         findings = []
-        for invariant in self._registry.invariants():
-            result = self.chain.run(invariant, view)
+        invariants = self._registry.invariants()
+        # All constraints at once: a batching layer (a judge) gets every undecided one in one call.
+        for invariant, result in zip(invariants, self.chain.run_all(invariants, view), strict=True):
             verdict = result.verdict
             evidence = dict(verdict.evidence)
             if result.trail:
@@ -394,6 +407,13 @@ class _Call:
     codec: ContextCodec
     receipt: Any = None
 
+
+_INSTRUCTIONS_LEAD = "These rules are in force and must survive this summary exactly as written:"
+_INSTRUCTIONS_ASK = (
+    "Copy each rule above into the summary word for word, or leave it out entirely: it is "
+    "re-inserted verbatim after the summary. Never reword, shorten, merge or soften a "
+    "rule, and do not restate it with other values."
+)
 
 _REPIN_HINT = (
     "re-pin with guard.compact(context, compactor=lambda c: c), or inject "

@@ -1,4 +1,4 @@
-"""Test doubles for code that uses compaction-guard: compactors and a judge.
+"""Test doubles for code that uses compaction-guard: compactors and judges.
 
 The same doubles this project's own tests use; no network, no model.
 """
@@ -6,12 +6,16 @@ The same doubles this project's own tests use; no network, no model.
 from __future__ import annotations
 
 import copy
+import json
+import re
 from typing import TYPE_CHECKING, Any
+
+from compaction_guard.normalize import detection_form, split_sentences, tokenize
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
-__all__ = ["FakeJudge", "ScriptedCompactor", "summary_compactor"]
+__all__ = ["AdversarialJudge", "FakeJudge", "ScriptedCompactor", "summary_compactor"]
 
 
 def __dir__() -> list[str]:
@@ -89,3 +93,50 @@ class FakeJudge:
             if needle in prompt:
                 return answer
         return self.default
+
+
+_BLOCKS = re.MULTILINE | re.DOTALL
+_RULE = re.compile(r"^Rule(?: (?P<id>\S+))?:\n<<<\n(?P<text>.*?)\n>>>$", _BLOCKS)
+_CONTEXT = re.compile(r"^Context after compaction:\n<<<\n(?P<text>.*)\n>>>$", _BLOCKS)
+_SITE_LINE = re.compile(r"^\[(?:summary|retained|block)\]$", re.MULTILINE)
+
+
+class AdversarialJudge:
+    """A JudgeFn that calls every rule `paraphrased`, citing the context's closest sentence.
+
+    The closest sentence shares the most words with the rule (the first on a tie). It
+    reads the prompts of `build_prompt` and `build_batch_prompt` and answers in the
+    matching form. Use it to show that the chain's checks, not the judge, keep a damaged
+    constraint from being certified. Every prompt is kept in `prompts`.
+    """
+
+    def __init__(self) -> None:
+        self.prompts: list[str] = []
+
+    def __call__(self, prompt: str) -> str:
+        """Record `prompt` and answer `paraphrased` for each rule in it."""
+        self.prompts.append(prompt)
+        context = _CONTEXT.search(prompt)
+        sentences = [] if context is None else _sentences(context["text"])
+        rules = list(_RULE.finditer(prompt.split("Context after compaction:", 1)[0]))
+        answers = [
+            {"id": rule["id"], "kind": "paraphrased", "span": _closest(rule["text"], sentences)}
+            for rule in rules
+        ]
+        if len(rules) == 1 and rules[0]["id"] is None:
+            return json.dumps({"kind": "paraphrased", "span": answers[0]["span"]})
+        return json.dumps({"verdicts": answers})
+
+
+def _sentences(context: str) -> list[str]:
+    return [s for piece in _SITE_LINE.split(context) for s in split_sentences(piece)]
+
+
+def _closest(rule: str, sentences: list[str]) -> str:
+    words = set(tokenize(detection_form(rule)))
+    best, best_score = "", 0
+    for sentence in sentences:
+        score = len(words & set(tokenize(detection_form(sentence))))
+        if score > best_score:
+            best, best_score = sentence, score
+    return best

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 
 import pytest
 
 from compaction_guard.detectors.base import Abstain, Detector, DetectorChain, LayerVerdict
-from compaction_guard.detectors.judge import JudgeDetector, build_prompt
+from compaction_guard.detectors.judge import JudgeDetector, build_batch_prompt, build_prompt
+from compaction_guard.errors import DetectorContractError
 from compaction_guard.invariant import Invariant
 from compaction_guard.taxonomy import Kind, Site
+from compaction_guard.testing import AdversarialJudge
 from compaction_guard.view import Passage, SummaryView
 
 MakeInvariant = Callable[[str], Invariant]
@@ -177,10 +179,6 @@ def test_judge_returning_a_non_string_abstains(make_invariant: MakeInvariant) ->
     assert isinstance(outcome, Abstain)
 
 
-def test_judge_verdict_decides_in_the_chain(make_invariant: MakeInvariant) -> None:
-    judge = _answer("paraphrased", "Spending is limited to $500 for this run.")
-    result = DetectorChain([JudgeDetector(judge)]).run(make_invariant(RULE), VIEW)
-    assert result.decided_by == "judge.cited_span"
 
 
 def test_judge_must_be_callable() -> None:
@@ -195,3 +193,256 @@ def test_judge_refuses_an_answer_it_cannot_verify(
     outcome = _detect(lambda _p: reply, make_invariant)
     assert isinstance(outcome, Abstain)
     assert expected in outcome.reason
+
+
+# -- the chain around the judge: closed-world reading, vetoes, only undecided constraints --
+
+CLEAN = Abstain(reason="could not prove the restatement")
+DEPARTURE = Abstain(
+    reason="a statement on the topic departs", forbid=frozenset({Kind.PRESERVED, Kind.PARAPHRASED}),
+)
+FLAGGED = Abstain(reason="saw a change", evidence={"closed_world": "departure"})
+PARAPHRASE_SPAN = "Spending is limited to $500 for this run."
+
+
+class StubLexical(Detector):
+    """Stands in for the lexical tier: a scripted outcome per constraint text."""
+
+    layer = "lexical"
+
+    def __init__(self, outcomes: dict[str, LayerVerdict | Abstain]) -> None:
+        self.outcomes = outcomes
+
+    def detect(self, invariant: Invariant, view: SummaryView) -> LayerVerdict | Abstain:
+        return self.outcomes[invariant.text]
+
+
+def _chain_kind(
+    lexical: Abstain | None, make_invariant: MakeInvariant
+) -> tuple[str, tuple[Mapping[str, object], ...]]:
+    judge = JudgeDetector(_answer("paraphrased", PARAPHRASE_SPAN))
+    layers: list[Detector] = [judge] if lexical is None else [StubLexical({RULE: lexical}), judge]
+    result = DetectorChain(layers).run(make_invariant(RULE), VIEW)
+    return result.decided_by, result.trail
+
+
+def test_judge_certifies_after_a_clean_closed_world_reading(make_invariant: MakeInvariant) -> None:
+    decided_by, _ = _chain_kind(CLEAN, make_invariant)
+    assert decided_by == "judge.cited_span"
+
+
+@pytest.mark.parametrize("lexical", [DEPARTURE, FLAGGED, None], ids=["forbid", "flag", "no-reader"])
+def test_judge_certification_is_vetoed_without_a_clean_reading(
+    make_invariant: MakeInvariant, lexical: Abstain | None
+) -> None:
+    decided_by, trail = _chain_kind(lexical, make_invariant)
+    assert decided_by == "chain.exhausted"
+    assert "vetoed" in trail[-1]
+
+
+def test_judge_damage_verdict_stands_where_certification_is_forbidden(
+    make_invariant: MakeInvariant,
+) -> None:
+    judge = JudgeDetector(_answer("contradicted", "312 rows exported"))
+    result = DetectorChain([StubLexical({RULE: DEPARTURE}), judge]).run(make_invariant(RULE), VIEW)
+    assert result.verdict.kind is Kind.CONTRADICTED
+
+
+def test_judge_is_never_asked_about_a_constraint_an_earlier_layer_decided(
+    make_invariant: MakeInvariant,
+) -> None:
+    other = "Never email customers directly."
+    mutated = LayerVerdict(kind=Kind.MUTATED, rule="anchor_diff")
+    judge = AdversarialJudge()
+    chain = DetectorChain([StubLexical({RULE: mutated, other: CLEAN}), JudgeDetector(judge)])
+    results = chain.run_all([make_invariant(RULE), make_invariant(other)], VIEW)
+    assert results[0].verdict.kind is Kind.MUTATED
+    assert results[0].decided_by == "lexical.anchor_diff"
+    assert len(judge.prompts) == 1
+    assert RULE not in judge.prompts[0]
+    assert other in judge.prompts[0]
+
+
+def test_chain_refuses_a_detect_many_with_the_wrong_count(make_invariant: MakeInvariant) -> None:
+    class Short(Detector):
+        layer = "judge"
+
+        def detect(self, invariant: Invariant, view: SummaryView) -> LayerVerdict | Abstain:
+            return CLEAN
+
+        def detect_many(self, invariants: object, view: SummaryView) -> list[LayerVerdict | Abstain]:
+            return []
+
+    with pytest.raises(DetectorContractError, match="one per constraint"):
+        DetectorChain([Short()]).run(make_invariant(RULE), VIEW)
+
+
+# -- roles: a paraphrase span binds every value and identifier of the rule in its slot --
+
+ROLE_CASES = [
+    pytest.param(
+        "Canary: at most 5% of traffic until errors stay below 0.1%.",
+        "Canary: at most 0.1% of traffic until errors stay below 5%.",
+        "swaps 5% and 0.1%",
+        id="values-swapped",
+    ),
+    pytest.param(
+        "Copy nightly dumps from s3://raw-dumps to s3://cold-archive.",
+        "Copy nightly dumps from s3://cold-archive to s3://raw-dumps.",
+        "swaps",
+        id="identifiers-swapped",
+    ),
+    pytest.param(
+        "The budget cap for this run is $500.",
+        "The budget cap for this run is $500, later raised to $2,000.",
+        "states $2,000",
+        id="second-value-of-the-dimension",
+    ),
+    pytest.param(
+        "Only query orders_prod with read-only credentials.",
+        "Only query orders_prod_archive with read-only credentials.",
+        "lacks orders_prod",
+        id="identifier-extended",
+    ),
+    pytest.param(
+        "Deploy only to payments-staging.",
+        "Deploy only to payments-staging and payments-sandbox.",
+        "payments-sandbox",
+        id="sibling-identifier-beside",
+    ),
+    pytest.param(
+        "Uploads must not exceed 25 MB.",
+        "Uploads must not exceed 25 GB.",
+        "lacks 25",
+        id="unit-changed",
+    ),
+    pytest.param(
+        "Uploads must not exceed 25 MB.",
+        "Uploads must not exceed 25 Mb.",
+        "bits",
+        id="bytes-written-as-bits",
+    ),
+]
+
+
+@pytest.mark.parametrize(("rule", "span", "expected"), ROLE_CASES)
+def test_judge_paraphrase_span_must_bind_the_rule_in_its_roles(
+    make_invariant: MakeInvariant, rule: str, span: str, expected: str
+) -> None:
+    view = SummaryView.from_summary(f"Progress notes.\n{span}\nNext: the report.")
+    outcome = JudgeDetector(_answer("paraphrased", span)).detect(make_invariant(rule), view)
+    assert isinstance(outcome, Abstain)
+    assert expected in outcome.reason
+
+
+@pytest.mark.parametrize(
+    ("rule", "span"),
+    [
+        ("Canary: at most 5% of traffic until errors stay below 0.1%.",
+         "Canary traffic stays at or under 5% until the error rate is below 0.1%."),
+        ("Deploy only to payments-staging.", "Deployments go to payments staging and nowhere else."),
+        ("The budget cap for this run is $500.", "Spend at most 500 USD on this run."),
+    ],
+    ids=["same-order", "soft-identifier-spaced", "same-amount-other-spelling"],
+)
+def test_judge_paraphrase_span_that_binds_the_rule_stands(
+    make_invariant: MakeInvariant, rule: str, span: str
+) -> None:
+    view = SummaryView.from_summary(span)
+    outcome = JudgeDetector(_answer("paraphrased", span)).detect(make_invariant(rule), view)
+    assert isinstance(outcome, LayerVerdict), outcome
+
+
+def test_judge_reply_with_two_different_answers_abstains(make_invariant: MakeInvariant) -> None:
+    reply = (
+        '{"kind": "mutated", "span": "312 rows exported"} on reflection '
+        '{"kind": "paraphrased", "span": "Spending is limited to $500 for this run."}'
+    )
+    outcome = _detect(lambda _p: reply, make_invariant)
+    assert isinstance(outcome, Abstain)
+    assert "2 different answers" in outcome.reason
+
+
+# -- batching and the cache --
+
+OTHER = "Never email customers directly."
+OTHER_VIEW = SummaryView(
+    passages=(
+        *VIEW.passages,
+        Passage(text="Customers are never to be emailed directly by the agent.", site=Site.SUMMARY, message=3),
+    ),
+)
+
+
+def test_judge_batch_sends_every_undecided_constraint_in_one_call(
+    make_invariant: MakeInvariant,
+) -> None:
+    judge = AdversarialJudge()
+    detector = JudgeDetector(judge, batch=True)
+    invariants = [make_invariant(RULE), make_invariant(OTHER)]
+    outcomes = detector.detect_many(invariants, OTHER_VIEW)
+    assert len(judge.prompts) == 1
+    assert judge.prompts[0] == build_batch_prompt(invariants, OTHER_VIEW)
+    assert [o.kind for o in outcomes if isinstance(o, LayerVerdict)] == [Kind.PARAPHRASED] * 2
+
+
+def test_judge_batched_and_single_calls_agree(make_invariant: MakeInvariant) -> None:
+    invariants = [make_invariant(RULE), make_invariant(OTHER), make_invariant("Keep logs for 30 days.")]
+    single = JudgeDetector(AdversarialJudge()).detect_many(invariants, OTHER_VIEW)
+    batched = JudgeDetector(AdversarialJudge(), batch=True).detect_many(invariants, OTHER_VIEW)
+    assert single == batched
+    assert isinstance(single[2], Abstain)
+
+
+def test_judge_batch_reply_without_an_entry_abstains_for_that_rule(
+    make_invariant: MakeInvariant,
+) -> None:
+    first = make_invariant(RULE)
+    reply = json.dumps({"verdicts": [{"id": first.id, "kind": "paraphrased", "span": PARAPHRASE_SPAN}]})
+    detector = JudgeDetector(lambda _p: f"Here you go:\n```json\n{reply}\n```", batch=True)
+    outcomes = detector.detect_many([first, make_invariant(OTHER)], OTHER_VIEW)
+    assert isinstance(outcomes[0], LayerVerdict)
+    assert isinstance(outcomes[1], Abstain)
+    assert "no entry for" in outcomes[1].reason
+
+
+def test_judge_batch_reply_that_is_not_the_batch_form_abstains(make_invariant: MakeInvariant) -> None:
+    detector = JudgeDetector(lambda _p: "All rules look fine to me.", batch=True)
+    outcomes = detector.detect_many([make_invariant(RULE), make_invariant(OTHER)], OTHER_VIEW)
+    assert all(isinstance(o, Abstain) and "verdicts" in o.reason for o in outcomes)
+
+
+def test_judge_answers_are_cached_per_constraint_and_context(make_invariant: MakeInvariant) -> None:
+    judge = AdversarialJudge()
+    detector = JudgeDetector(judge)
+    first = detector.detect(make_invariant(RULE), VIEW)
+    again = detector.detect(make_invariant(RULE), SummaryView(passages=VIEW.passages))
+    assert again == first
+    assert len(judge.prompts) == 1
+    detector.detect(make_invariant(RULE), OTHER_VIEW)
+    assert len(judge.prompts) == 2
+
+
+def test_judge_cache_serves_a_batch_from_single_answers(make_invariant: MakeInvariant) -> None:
+    judge = AdversarialJudge()
+    detector = JudgeDetector(judge, batch=True)
+    detector.detect_many([make_invariant(RULE)], OTHER_VIEW)
+    detector.detect_many([make_invariant(RULE), make_invariant(OTHER)], OTHER_VIEW)
+    assert len(judge.prompts) == 2
+    assert RULE not in judge.prompts[1]
+
+
+def test_judge_failure_is_not_cached(make_invariant: MakeInvariant) -> None:
+    replies: Iterator[str | Exception] = iter(
+        [TimeoutError("slow"), json.dumps({"kind": "paraphrased", "span": PARAPHRASE_SPAN})]
+    )
+
+    def judge(_prompt: str) -> str:
+        reply = next(replies)
+        if isinstance(reply, Exception):
+            raise reply
+        return reply
+
+    detector = JudgeDetector(judge)
+    assert isinstance(detector.detect(make_invariant(RULE), VIEW), Abstain)
+    assert isinstance(detector.detect(make_invariant(RULE), VIEW), LayerVerdict)

@@ -1,28 +1,42 @@
 """The judge layer: a caller-supplied model classifies, and its cited span is re-verified.
 
-The package ships no HTTP client: a judge is any `JudgeFn` (prompt in, raw text out). A
-verdict stands only with a span that occurs in the view's text. See docs/DESIGN.md,
-"Detector chain" (promises 1 and 2).
+The package ships no HTTP client: a judge is any `JudgeFn` (prompt in, raw text out);
+`compaction_guard.judges` builds one over the LLM client you already hold. A verdict
+stands only with a span that occurs in the view and, for a paraphrase, binds every value
+and identifier of the rule in its role. See docs/DESIGN.md, "Detector chain".
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from compaction_guard.anchors import (
+    Value,
+    are_siblings,
+    comparable,
+    extract_values,
+    is_identifier,
+    is_soft_identifier,
+    values_equal,
+)
 from compaction_guard.detectors.base import ALLOWED_KINDS, Abstain, Detector, LayerVerdict
+from compaction_guard.normalize import detection_form, tokenize
 from compaction_guard.taxonomy import Kind, Site
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from compaction_guard.invariant import Invariant
     from compaction_guard.view import Passage, SummaryView
 
-__all__ = ["JudgeDetector", "JudgeFn", "build_prompt"]
+__all__ = ["JudgeDetector", "JudgeFn", "build_batch_prompt", "build_prompt"]
 
 JudgeFn = Callable[[str], str]
-"""A judge: takes the prompt built by `build_prompt`, returns the model's raw reply."""
+"""A judge: takes the prompt built by `build_prompt` or `build_batch_prompt`, returns the reply."""
 
 _KIND_HELP = {
     Kind.PARAPHRASED: "the rule survives in other words with its values and force intact",
@@ -33,62 +47,194 @@ _KIND_HELP = {
     Kind.DROPPED: "nothing of the rule remains",
 }
 _REPLY_CHARS = 400
-# Values and identifiers a cited paraphrase must carry verbatim ($500, orders_prod, v2.3.1).
-_VALUE_TOKEN = re.compile(r"[$€£¥]?\d[\w.,:/%-]*\w%?|[$€£¥]?\d|\w+(?:[_.@/-]\w+)+")
+_CACHE_ENTRIES = 4096
+# Data sizes keep their case outside the detection form: 25 Mb (bits) is not 25 MB (bytes).
+_DATA_SIZE = re.compile(r"(?<![\w.])(\d[\d,.]*)\s?([kmgtpe]i?b)\b", re.IGNORECASE)
 
 
 def build_prompt(invariant: Invariant, view: SummaryView) -> str:
     """Return the prompt a JudgeFn receives: the rule, the context, the JSON answer form."""
-    kinds = "\n".join(f'- "{kind.value}": {help_}' for kind, help_ in _KIND_HELP.items())
-    context = "\n\n".join(f"[{p.site.value}]\n{p.text}" for p in view.passages)
     return (
         "An AI agent's context was compacted. Decide what the compaction did to one rule.\n\n"
         f"Rule:\n<<<\n{invariant.text}\n>>>\n\n"
-        f"Context after compaction:\n<<<\n{context}\n>>>\n\n"
-        f"Answer with exactly one of these kinds:\n{kinds}\n\n"
+        f"{_context_section(view)}"
+        f"Answer with exactly one of these kinds:\n{_kinds_help()}\n\n"
         'Reply with one JSON object and nothing else: {"kind": "<kind>", "span": "<quote>"}. '
         "The span must be copied character for character from the context and show the "
         'evidence; use "" only for "dropped".'
     )
 
 
+def build_batch_prompt(invariants: Sequence[Invariant], view: SummaryView) -> str:
+    """Return the prompt for several rules against one context (`JudgeDetector(batch=True)`).
+
+    The reply form is one JSON object with one entry per rule id:
+    `{"verdicts": [{"id": "<rule id>", "kind": "<kind>", "span": "<quote>"}, ...]}`.
+    """
+    rules = "\n\n".join(f"Rule {inv.id}:\n<<<\n{inv.text}\n>>>" for inv in invariants)
+    return (
+        "An AI agent's context was compacted. Decide what the compaction did to each rule.\n\n"
+        f"{rules}\n\n"
+        f"{_context_section(view)}"
+        f"For each rule answer with exactly one of these kinds:\n{_kinds_help()}\n\n"
+        "Reply with one JSON object and nothing else: "
+        '{"verdicts": [{"id": "<rule id>", "kind": "<kind>", "span": "<quote>"}, ...]}, '
+        "with one entry for every rule id above. Each span must be copied character for "
+        'character from the context and show the evidence; use "" only for "dropped".'
+    )
+
+
+def _context_section(view: SummaryView) -> str:
+    context = "\n\n".join(f"[{p.site.value}]\n{p.text}" for p in view.passages)
+    return f"Context after compaction:\n<<<\n{context}\n>>>\n\n"
+
+
+def _kinds_help() -> str:
+    return "\n".join(f'- "{kind.value}": {help_}' for kind, help_ in _KIND_HELP.items())
+
+
 class JudgeDetector(Detector):
     """Ask `judge` for a verdict and let it stand only when its cited span re-verifies.
 
-    Abstains on a reply with no JSON object, an unknown or disallowed kind (a judge never
-    certifies PRESERVED), a span that does not occur in the view (whitespace folded), a
-    paraphrase span missing a value of the rule, or a judge that raises.
+    Abstains on a reply with no JSON answer (or two different ones), an unknown or
+    disallowed kind (a judge never certifies PRESERVED), a span that does not occur in one
+    passage of the view (whitespace folded), a paraphrase span that does not bind the
+    rule's values and identifiers in their roles, or a judge that raises. With
+    `batch=True` the constraints of one compaction go to the judge in one call
+    (`build_batch_prompt`). Verified answers are cached per (constraint, context digest)
+    for the life of the detector; a failed call is not cached.
     """
 
     layer = "judge"
 
-    def __init__(self, judge: JudgeFn) -> None:
+    def __init__(self, judge: JudgeFn, *, batch: bool = False) -> None:
         if not callable(judge):
             raise TypeError(
                 f"judge must be a callable taking a prompt str and returning the reply str, "
                 f"got {type(judge).__name__}",
             )
         self.judge = judge
+        self.batch = batch
+        self.calls = 0
+        self._cache: dict[tuple[str, str, str], LayerVerdict | Abstain] = {}
 
     def detect(self, invariant: Invariant, view: SummaryView) -> LayerVerdict | Abstain:
         """Return the judge's verdict when it re-verifies against `view`, else Abstain."""
+        return self.detect_many([invariant], view)[0]
+
+    def detect_many(
+        self, invariants: Sequence[Invariant], view: SummaryView,
+    ) -> list[LayerVerdict | Abstain]:
+        """Classify `invariants` against `view`, asking the judge only about uncached ones."""
+        digest = context_digest(view)
+        keys = [(inv.id, inv.text, digest) for inv in invariants]
+        pending = [inv for inv, key in zip(invariants, keys, strict=True) if key not in self._cache]
+        fresh = dict(self._answer(pending, view)) if pending else {}
+        return [
+            self._cache[key] if key in self._cache else fresh[inv.id]
+            for inv, key in zip(invariants, keys, strict=True)
+        ]
+
+    def _answer(
+        self, pending: Sequence[Invariant], view: SummaryView,
+    ) -> list[tuple[str, LayerVerdict | Abstain]]:
+        if self.batch:
+            replies = self._ask_batch(pending, view)
+        else:
+            replies = [self._ask(build_prompt(inv, view)) for inv in pending]
+        answered: list[tuple[str, LayerVerdict | Abstain]] = []
+        for inv, reply in zip(pending, replies, strict=True):
+            if isinstance(reply, Abstain):
+                answered.append((inv.id, reply))  # a failed call is asked again next time
+                continue
+            outcome = _verified(reply, inv, view)
+            self._remember((inv.id, inv.text, context_digest(view)), outcome)
+            answered.append((inv.id, outcome))
+        return answered
+
+    def _ask(self, prompt: str) -> dict[str, Any] | Abstain:
+        reply = self._call(prompt)
+        if isinstance(reply, Abstain):
+            return reply
+        answers = _json_values(reply, dict)
+        answers = [a for a in answers if "kind" in a] or answers[:1]
+        return _one_answer(answers, reply)
+
+    def _ask_batch(
+        self, pending: Sequence[Invariant], view: SummaryView,
+    ) -> list[dict[str, Any] | Abstain]:
+        reply = self._call(build_batch_prompt(pending, view))
+        if isinstance(reply, Abstain):
+            return [reply] * len(pending)
+        entries = _batch_entries(reply)
+        if isinstance(entries, Abstain):
+            return [entries] * len(pending)
+        out: list[dict[str, Any] | Abstain] = []
+        for inv in pending:
+            mine = [e for e in entries if isinstance(e, dict) and e.get("id") == inv.id]
+            if not mine:
+                out.append(Abstain(reason=f"the judge's batched reply has no entry for {inv.id}"))
+                continue
+            out.append(_one_answer(mine, reply))
+        return out
+
+    def _call(self, prompt: str) -> str | Abstain:
+        self.calls += 1
         try:
-            reply: object = self.judge(build_prompt(invariant, view))
+            reply: object = self.judge(prompt)
         except Exception as exc:  # noqa: BLE001 - a failing judge must not stop the chain
             return Abstain(reason=f"the judge raised {type(exc).__name__}: {exc}")
         if not isinstance(reply, str):
             return Abstain(reason=f"the judge returned {type(reply).__name__}, not str")
-        answer = _first_json_object(reply)
-        if answer is None:
-            return Abstain(reason="the judge's reply holds no JSON object", evidence=_raw(reply))
-        kind = _allowed_kind(answer.get("kind"))
-        if isinstance(kind, Abstain):
-            return kind
-        span = answer.get("span")
-        span = span.strip().strip("\"'`“”‘’") if isinstance(span, str) else ""  # noqa: RUF001
-        if kind is Kind.DROPPED:
-            return _dropped(invariant, view)
-        return _cited(kind, span, invariant, view)
+        return reply
+
+    def _remember(self, key: tuple[str, str, str], outcome: LayerVerdict | Abstain) -> None:
+        if len(self._cache) >= _CACHE_ENTRIES:
+            del self._cache[next(iter(self._cache))]
+        self._cache[key] = outcome
+
+
+def context_digest(view: SummaryView) -> str:
+    """Return the sha256 of what the judge reads of `view` (each passage's site and text)."""
+    payload = json.dumps([[p.site.value, p.tool, p.text] for p in view.passages])
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def _one_answer(answers: list[dict[str, Any]], reply: str) -> dict[str, Any] | Abstain:
+    """Return the one answer in `answers`, or Abstain when there is none or they disagree."""
+    if not answers:
+        return Abstain(reason="the judge's reply holds no JSON object", evidence=_raw(reply))
+    distinct = {(str(a.get("kind")), str(a.get("span"))) for a in answers}
+    if len(distinct) > 1:
+        return Abstain(
+            reason=f"the judge's reply holds {len(distinct)} different answers",
+            evidence=_raw(reply),
+        )
+    return answers[0]
+
+
+def _batch_entries(reply: str) -> list[object] | Abstain:
+    for value in _json_values(reply, (dict, list)):
+        if isinstance(value, dict) and isinstance(value.get("verdicts"), list):
+            return list(value["verdicts"])
+        if isinstance(value, list):
+            return list(value)
+    return Abstain(
+        reason='the judge\'s reply holds no {"verdicts": [...]} object', evidence=_raw(reply),
+    )
+
+
+def _verified(
+    answer: dict[str, Any], invariant: Invariant, view: SummaryView,
+) -> LayerVerdict | Abstain:
+    kind = _allowed_kind(answer.get("kind"))
+    if isinstance(kind, Abstain):
+        return kind
+    span = answer.get("span")
+    span = span.strip().strip("\"'`“”‘’") if isinstance(span, str) else ""  # noqa: RUF001
+    if kind is Kind.DROPPED:
+        return _dropped(invariant, view)
+    return _cited(kind, span, invariant, view)
 
 
 def _allowed_kind(value: object) -> Kind | Abstain:
@@ -126,11 +272,10 @@ def _cited(
             evidence={"span": span},
         )
     if kind is Kind.PARAPHRASED:
-        missing = sorted(_values(invariant.text) - _values(span))
-        if missing:
+        unbound = unbound_anchor(invariant.text, span)
+        if unbound is not None:
             return Abstain(
-                reason=f"the judge's paraphrase span lacks {', '.join(missing)} verbatim",
-                evidence={"span": span},
+                reason=f"the judge's paraphrase span {unbound}", evidence={"span": span},
             )
     survived = kind in {Kind.PARAPHRASED, Kind.WEAKENED}
     return LayerVerdict(
@@ -142,28 +287,122 @@ def _cited(
     )
 
 
+def unbound_anchor(rule: str, span: str) -> str | None:
+    """Say how `span` fails to bind the anchors of `rule` in their roles, or None when it binds.
+
+    Every value of the rule must occur in the span with the same meaning, every identifier
+    whole; the span may state no other value of a dimension the rule states and no edited
+    sibling of its identifiers; two values of one dimension (or two identifiers) must keep
+    the rule's order, so slots cannot swap.
+    """
+    rule_tokens = tokenize(detection_form(rule))
+    span_tokens = tokenize(detection_form(span))
+    rule_values = extract_values(rule_tokens)
+    span_values = extract_values(span_tokens)
+    return (
+        _unbound_values(rule_values, span_values)
+        or _recased_data_size(rule, span)
+        or _unbound_identifiers(
+            _identifiers(rule_tokens, rule_values),
+            span_tokens,
+            _identifiers(span_tokens, span_values),
+        )
+    )
+
+
+def _recased_data_size(rule: str, span: str) -> str | None:
+    stated = {(m[1], m[2][-1]) for m in _DATA_SIZE.finditer(span)}
+    for match in _DATA_SIZE.finditer(rule):
+        if (match[1], match[2][-1]) not in stated:
+            return f"lacks {match[0]} with its case (b is bits, B is bytes)"
+    return None
+
+
+def _unbound_values(rule: Sequence[Value], span: Sequence[Value]) -> str | None:
+    where: list[int] = []
+    for value in rule:
+        found = next((i for i, other in enumerate(span) if values_equal(value, other)), None)
+        if found is None:
+            return f"lacks {value.surface}"
+        where.append(found)
+    for other in span:
+        same = [v for v in rule if comparable(v, other)]
+        if same and not any(values_equal(v, other) for v in same):
+            return f"states {other.surface} beside the rule's {same[0].surface}"
+    for a, b in _pairs(len(rule)):
+        if comparable(rule[a], rule[b]) and where[a] > where[b]:
+            return f"swaps {rule[a].surface} and {rule[b].surface}"
+    return None
+
+
+def _unbound_identifiers(
+    rule: Sequence[str], tokens: Sequence[str], span: Sequence[str],
+) -> str | None:
+    where: list[int] = []
+    for name in rule:
+        found = _find_identifier(name, tokens)
+        if found is None:
+            return f"lacks {name}"
+        where.append(found)
+    for other in span:
+        if other not in rule and any(are_siblings(name, other) for name in rule):
+            return f"names {other}, an edited form of the rule's identifier"
+    for a, b in _pairs(len(rule)):
+        if rule[a] != rule[b] and where[a] > where[b]:
+            return f"swaps {rule[a]} and {rule[b]}"
+    return None
+
+
+def _find_identifier(name: str, tokens: Sequence[str]) -> int | None:
+    if name in tokens:
+        return tokens.index(name)
+    if not is_soft_identifier(name):
+        return None
+    # A hyphenated name written with spaces or run together still names the same thing.
+    parts = name.split("-")
+    joined = "".join(parts)
+    for i, token in enumerate(tokens):
+        if token == joined or list(tokens[i : i + len(parts)]) == parts:
+            return i
+    return None
+
+
+def _identifiers(tokens: Sequence[str], values: Sequence[Value]) -> list[str]:
+    inside = {i for v in values for i in range(v.start, v.end)}
+    return [
+        token
+        for i, token in enumerate(tokens)
+        if i not in inside and (is_identifier(token) or is_soft_identifier(token))
+    ]
+
+
+def _pairs(count: int) -> list[tuple[int, int]]:
+    return [(a, b) for a in range(count) for b in range(a + 1, count)]
+
+
 def _locate(span: str, passages: tuple[Passage, ...]) -> Passage | None:
     needle = _fold(span)
     return next((p for p in passages if needle in _fold(p.text)), None)
 
 
-def _first_json_object(reply: str) -> dict[str, Any] | None:
-    """Return the first JSON object in `reply` (prose and code fences around it ignored)."""
+def _json_values(reply: str, types: type | tuple[type, ...]) -> list[Any]:
+    """Return the top-level JSON values of `types` in `reply` (prose and fences ignored)."""
     decoder = json.JSONDecoder()
-    start = reply.find("{")
-    while start != -1:
+    found: list[Any] = []
+    index = 0
+    while True:
+        starts = [i for i in (reply.find("{", index), reply.find("[", index)) if i != -1]
+        if not starts:
+            return found
+        start = min(starts)
         try:
-            value, _ = decoder.raw_decode(reply, start)
+            value, end = decoder.raw_decode(reply, start)
         except json.JSONDecodeError:
-            value = None
-        if isinstance(value, dict):
-            return value
-        start = reply.find("{", start + 1)
-    return None
-
-
-def _values(text: str) -> set[str]:
-    return {token.casefold() for token in _VALUE_TOKEN.findall(text)}
+            index = start + 1
+            continue
+        if isinstance(value, types):
+            found.append(value)
+        index = end
 
 
 def _fold(text: str) -> str:

@@ -7,6 +7,7 @@ PUBLIC_MODULES = [
     "compaction_guard.group_trim",
     "compaction_guard.receipt",
     "compaction_guard.detectors",
+    "compaction_guard.judges",
     "compaction_guard.testing",
 ]
 

@@ -55,10 +55,12 @@ property: $(STAMP)
 
 evidence: $(STAMP)
 	$(PY) evidence/make_corpus.py
+	$(PY) evidence/make_prose.py
 	$(PY) evidence/recompute.py
 
 evidence-check: $(STAMP)
 	$(PY) evidence/make_corpus.py --check
+	$(PY) evidence/make_prose.py --check
 	$(PY) evidence/recompute.py --check
 
 bench: $(STAMP)

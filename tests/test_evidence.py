@@ -5,15 +5,16 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import re
 import sys
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pytest
+
 if TYPE_CHECKING:
     from types import ModuleType
-
-    import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 EVIDENCE = ROOT / "evidence"
@@ -41,9 +42,23 @@ def _cases() -> tuple[dict[str, Any], ...]:
     return tuple(json.loads(line) for line in lines if line)
 
 
+@cache
+def _prose() -> tuple[dict[str, Any], ...]:
+    lines = (EVIDENCE / "prose.jsonl").read_text(encoding="ascii").splitlines()
+    return tuple(json.loads(line) for line in lines if line)
+
+
+SECTION_CASES = {"generated": _cases, "prose": _prose}
+
+
 def _results() -> dict[str, Any]:
     results: dict[str, Any] = json.loads((EVIDENCE / "results.json").read_text(encoding="ascii"))
     return results
+
+
+def _section(name: str) -> dict[str, Any]:
+    section: dict[str, Any] = _results()["sections"][name]
+    return section
 
 
 def _strings(value: Any) -> list[str]:
@@ -126,6 +141,68 @@ def test_make_corpus_kept_tail_only_for_kinds_the_tail_cannot_change() -> None:
     assert tail_kinds <= {"preserved", "weakened", "mutated", "contradicted"}
 
 
+# -- the prose corpus -------------------------------------------------------------------
+
+
+def test_make_prose_matches_committed_digest() -> None:
+    make = _script("make_prose.py")
+    data = make.corpus_bytes()
+    assert data == make.corpus_bytes()
+    committed = (EVIDENCE / "prose.sha256").read_text(encoding="ascii").split()[0]
+    assert hashlib.sha256(data).hexdigest() == committed
+    assert (EVIDENCE / "prose.jsonl").read_bytes() == data
+
+
+def test_make_prose_check_reports_drift(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    make = _script("make_prose.py")
+    for name in ("prose.jsonl", "prose.sha256"):
+        (tmp_path / name).write_bytes((EVIDENCE / name).read_bytes())
+    monkeypatch.setattr(make, "CORPUS", tmp_path / "prose.jsonl")
+    monkeypatch.setattr(make, "DIGEST", tmp_path / "prose.sha256")
+    assert make.main(["--check"]) == 0
+    drifted = (tmp_path / "prose.jsonl").read_bytes().replace(b"$1,200", b"$1,300", 1)
+    (tmp_path / "prose.jsonl").write_bytes(drifted)
+    assert make.main(["--check"]) == 1
+
+
+def test_make_prose_refuses_a_case_without_a_label_or_a_why() -> None:
+    make = _script("make_prose.py")
+    rule = "@rule r | test\ntext: Keep it short.\ntask: Write.\n"
+    assert len(make.build_corpus(rule + "@case preserved copy\nwhy: exact\nKeep it short.\n")) == 1
+    with pytest.raises(make.SourceError, match="kind one of"):
+        make.build_corpus(rule + "@case unverifiable copy\nwhy: x\nKeep it short.\n")
+    with pytest.raises(make.SourceError, match="why"):
+        make.build_corpus(rule + "@case preserved copy\nKeep it short.\n")
+    with pytest.raises(make.SourceError, match="unknown rules"):
+        make.build_corpus(rule + "@case dropped gone others=nope\nwhy: gone\nNothing.\n")
+
+
+def test_prose_corpus_has_the_documented_breadth() -> None:
+    cases = _prose()
+    assert len(cases) >= 200
+    support = {kind: sum(case["ground_truth"] == kind for case in cases) for kind in KINDS}
+    minimum = {"preserved": 45, "paraphrased": 55, "weakened": 35, "mutated": 40, "contradicted": 40, "dropped": 30}
+    assert all(support[kind] >= minimum[kind] for kind in KINDS), support
+    assert len({case["id"] for case in cases}) == len(cases)
+    assert len({case["constraint"] for case in cases}) >= 40
+    assert len({case["domain"] for case in cases}) >= 25
+    for case in cases:
+        assert case["why"], case["id"]
+        assert "\n" not in case["why"], case["id"]
+        assert case["mechanism"], case["id"]
+        assert case["id"].split("-")[-2] == case["ground_truth"], case["id"]
+        assert any(case["constraint"] in text for text in _strings(case["before"])), case["id"]
+
+
+def test_prose_summaries_are_not_templated() -> None:
+    """Hand-written, not templated: no two cases share the same summary text."""
+    summaries = [
+        "\n".join(text for message in case["after"][1:] if message["role"] != "tool" for text in _strings(message))
+        for case in _prose()
+    ]
+    assert len(set(summaries)) == len(summaries)
+
+
 # -- the recompute ----------------------------------------------------------------------
 
 
@@ -142,28 +219,69 @@ def test_recompute_refuses_a_drifted_corpus(tmp_path: Path, capsys: pytest.Captu
     assert not (tmp_path / "results.json").exists()
 
 
+def test_recompute_refuses_a_drifted_prose_corpus(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    recompute = _script("recompute.py")
+    drifted = tmp_path / "prose.jsonl"
+    drifted.write_bytes((EVIDENCE / "prose.jsonl").read_bytes().replace(b"orders_prod", b"orders_prof", 1))
+    code = recompute.main([
+        "--prose", str(drifted), "--prose-digest", str(EVIDENCE / "prose.sha256"), "--tiers", "core",
+        "--results", str(tmp_path / "results.json"), "--table", str(tmp_path / "table.md"),
+    ])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "drifted" in err
+    assert "make_prose.py" in err
+    assert not (tmp_path / "results.json").exists()
+
+
+def _gate_input(section: str, count: int) -> dict[str, Any]:
+    cases = [{"id": f"00{n}-mutated-x", "verdict": "preserved"} for n in range(count)]
+    return {"sections": {section: {"tiers": {"core": {"ran": True, "false_certify": {"count": count, "cases": cases}}}}}}
+
+
 def test_recompute_gate_names_false_certified_cases() -> None:
     recompute = _script("recompute.py")
-    results = {"tiers": {"core": {"ran": True, "false_certify": {
-        "count": 1, "cases": [{"id": "007-mutated-x", "verdict": "preserved"}],
-    }}}}
-    problems = recompute._gate(results)
+    problems = recompute._gate(_gate_input("generated", 1))
     assert len(problems) == 1
-    assert "007-mutated-x" in problems[0]
+    assert "000-mutated-x" in problems[0]
+    assert recompute._gate(_gate_input("generated", 0)) == []
 
 
-def test_results_match_the_committed_corpus() -> None:
-    digest = (EVIDENCE / "corpus.sha256").read_text(encoding="ascii").split()[0]
-    corpus = _results()["corpus"]
-    assert corpus["sha256"] == digest
-    assert corpus["cases"] == len(_cases())
+def test_recompute_prose_gate_is_the_same_gate_once_closed() -> None:
+    recompute = _script("recompute.py")
+    closed = {"prose": None}
+    assert "000-mutated-x" in recompute._gate(_gate_input("prose", 1), closed)[0]
+    assert recompute._gate(_gate_input("prose", 0), closed) == []
 
 
-def test_results_have_the_documented_structure() -> None:
-    results = _results()
-    assert set(results["tiers"]) == {"core", "embeddings", "nli"}
-    support = {kind: sum(c["ground_truth"] == kind for c in _cases()) for kind in KINDS}
-    for name, tier in results["tiers"].items():
+def test_recompute_open_prose_gate_fails_once_nothing_is_left_to_excuse() -> None:
+    """Like a strict xfail: an exemption with no false certification behind it is an error."""
+    recompute = _script("recompute.py")
+    opened = {"prose": "issue 9"}
+    assert recompute._gate(_gate_input("prose", 2), opened) == []
+    problems = recompute._gate(_gate_input("prose", 0), opened)
+    assert len(problems) == 1
+    assert "PROSE_GATE_OPEN" in problems[0]
+    assert recompute._gate(_gate_input("generated", 1), opened) != []
+
+
+def test_results_match_the_committed_corpora() -> None:
+    assert set(_results()["sections"]) == {"generated", "prose"}
+    for name, digest_file in (("generated", "corpus.sha256"), ("prose", "prose.sha256")):
+        digest = (EVIDENCE / digest_file).read_text(encoding="ascii").split()[0]
+        corpus = _section(name)["corpus"]
+        assert corpus["sha256"] == digest, name
+        assert corpus["cases"] == len(SECTION_CASES[name]()), name
+
+
+@pytest.mark.parametrize("section", ["generated", "prose"])
+def test_results_have_the_documented_structure(section: str) -> None:
+    cases = SECTION_CASES[section]()
+    tiers = _section(section)["tiers"]
+    assert set(tiers) == {"core", "embeddings", "nli"}
+    assert tiers["core"]["ran"]
+    support = {kind: sum(c["ground_truth"] == kind for c in cases) for kind in KINDS}
+    for name, tier in tiers.items():
         if not tier["ran"]:
             assert tier["why"], name
             continue
@@ -174,22 +292,32 @@ def test_results_have_the_documented_structure() -> None:
             assert sum(tier["confusion"][kind].values()) == support[kind]
             assert tier["confusion"][kind][kind] == tier["per_kind"][kind]["correct"]
         assert tier["false_certify"]["count"] == len(tier["false_certify"]["cases"])
+        assert tier["false_alarm"]["count"] == len(tier["false_alarm"]["cases"])
         prevention = tier["prevention"]
-        assert prevention["cases"] == len(_cases())
+        assert prevention["cases"] == len(cases)
         assert {"canonical_present", "assert_present_passed", "failures"} <= set(prevention)
-        assert len(tier["verdicts"]) == len(_cases())
+        assert len(tier["verdicts"]) == len(cases)
 
 
 def test_results_false_certify_count_is_zero() -> None:
-    """The release gate: no tier certified a damaged constraint on the committed corpus."""
-    for name, tier in _results()["tiers"].items():
+    """The release gate: no tier certified a damaged constraint on the generated corpus."""
+    for name, tier in _section("generated")["tiers"].items():
         if tier["ran"]:
             assert tier["false_certify"]["count"] == 0, (name, tier["false_certify"]["cases"])
 
 
-def test_results_false_certify_agrees_with_the_recorded_verdicts() -> None:
-    truth = {case["id"]: case["ground_truth"] for case in _cases()}
-    for tier in _results()["tiers"].values():
+@pytest.mark.xfail(strict=True, reason="lexical tier closed-world work, issue 9")
+def test_results_prose_false_certify_count_is_zero() -> None:
+    """The same release gate on the hand-written corpus."""
+    for name, tier in _section("prose")["tiers"].items():
+        if tier["ran"]:
+            assert tier["false_certify"]["count"] == 0, (name, tier["false_certify"]["cases"])
+
+
+@pytest.mark.parametrize("section", ["generated", "prose"])
+def test_results_false_certify_and_false_alarm_agree_with_the_verdicts(section: str) -> None:
+    truth = {case["id"]: case["ground_truth"] for case in SECTION_CASES[section]()}
+    for tier in _section(section)["tiers"].values():
         if not tier["ran"]:
             continue
         certified = sorted(
@@ -197,11 +325,42 @@ def test_results_false_certify_agrees_with_the_recorded_verdicts() -> None:
             if truth[case_id] in DAMAGED and got["verdict"] in {"preserved", "paraphrased"}
         )
         assert certified == sorted(case["id"] for case in tier["false_certify"]["cases"])
+        alarmed = sorted(
+            case_id for case_id, got in tier["verdicts"].items()
+            if truth[case_id] in {"preserved", "paraphrased"} and got["verdict"] in DAMAGED
+        )
+        assert alarmed == sorted(case["id"] for case in tier["false_alarm"]["cases"])
+
+
+def test_recompute_counts_a_false_alarm_and_a_false_certification() -> None:
+    """An intact case reported damaged is a false alarm; unverifiable is neither."""
+    recompute = _script("recompute.py")
+    cases = [
+        {"id": f"c{n}", "ground_truth": truth, "mechanism": "m"}
+        for n, truth in enumerate(("preserved", "paraphrased", "mutated", "dropped"))
+    ]
+    verdicts = ("weakened", "unverifiable", "paraphrased", "dropped")
+    outcomes = {f"c{n}": recompute.Outcome(v, "x", canonical_present=True, assert_present_passed=True) for n, v in enumerate(verdicts)}
+    section = recompute._tier_section(recompute.Tier("core"), cases, outcomes, {})
+    assert [c["id"] for c in section["false_alarm"]["cases"]] == ["c0"]
+    assert [c["id"] for c in section["false_certify"]["cases"]] == ["c2"]
+    assert section["false_alarm"]["cases"][0]["mechanism"] == "m"
 
 
 def test_table_is_rendered_from_results() -> None:
     recompute = _script("recompute.py")
     assert (EVIDENCE / "table.md").read_text(encoding="utf-8") == recompute.render_table(_results())
+
+
+def test_table_shows_both_sections_with_both_counts() -> None:
+    table = (EVIDENCE / "table.md").read_text(encoding="utf-8")
+    assert table.index("**Generated corpus**") < table.index("**Prose corpus")
+    for name in ("generated", "prose"):
+        core = _section(name)["tiers"]["core"]
+        assert f"| **false certifications** | **{core['false_certify']['count']}** |" in table
+        assert f"| false alarms | {core['false_alarm']['count']} |" in table
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert table.rstrip("\n") in readme
 
 
 # -- judge calibration ------------------------------------------------------------------
@@ -250,3 +409,19 @@ def test_subset_lines_are_corpus_lines() -> None:
     assert len(lines) == 6 * 8
     for line in lines:
         assert json.dumps(json.loads(line), sort_keys=True) in corpus
+
+
+def test_evidence_readme_states_the_prose_corpus_as_committed() -> None:
+    """The counts evidence/README.md gives for the prose section are the corpus's own."""
+    text = (EVIDENCE / "README.md").read_text(encoding="utf-8")
+    cases = _prose()
+    flat = " ".join(text.split())
+    match = re.search(r"`prose.jsonl` holds (\d+) summaries written by hand, one case each, over (\d+) constraints in (\d+) domains", flat)
+    assert match is not None
+    assert [int(n) for n in match.groups()] == [
+        len(cases), len({c["constraint"] for c in cases}), len({c["domain"] for c in cases}),
+    ]
+    for kind in KINDS:
+        row = re.search(rf"^\| {kind} \| .* \| (\d+) \|$", text, re.MULTILINE)
+        assert row is not None, kind
+        assert int(row.group(1)) == sum(c["ground_truth"] == kind for c in cases), kind

@@ -1,6 +1,6 @@
 """`make bench`: every benchmark of the project, one after another.
 
-Prints each table and writes them all to bench/results.md, which the README includes.
+Prints each table and writes them all to bench/results.md, which docs/benchmarks.md includes.
 Usage: python bench/run.py [guard check group_trim receipt]   (a subset does not write)
 """
 

@@ -35,14 +35,14 @@ def test_example_runs_offline(name: str, tmp_path: Path) -> None:
     ("section", "example", "lead"),
     [
         ("group_trim.md", "group_trim_shapes.py", r"Output:\n\n"),
-        ("receipt.md", "receipt_basics.py", r"Output of `examples/receipt_basics.py`[^`]*?:\n\n"),
+        ("receipts.md", "receipt_basics.py", r"Output of `examples/receipt_basics.py`[^`]*?:\n\n"),
     ],
 )
 def test_readme_section_shows_what_its_example_prints(
     section: str, example: str, lead: str, tmp_path: Path,
 ) -> None:
     """Every output block in these README sections is what the example really prints."""
-    text = (ROOT / "docs" / "sections" / section).read_text(encoding="utf-8")
+    text = (ROOT / "docs" / section).read_text(encoding="utf-8")
     blocks = re.findall(lead + r"```text\n(.*?)```", text, flags=re.DOTALL)
     printed = run_example(example, tmp_path)
     assert blocks

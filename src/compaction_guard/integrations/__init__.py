@@ -2,5 +2,5 @@
 
 `langchain` (LangChain 1.x middleware, mode `owned`), `openai_agents` (an Agents SDK
 `Session`, `owned` or `unobserved`) and `anthropic` (server-side compaction and Claude
-Code hooks, `reasserted` or `unobserved`). See docs/sections/integrations.md.
+Code hooks, `reasserted` or `unobserved`). See docs/integrations.md.
 """

@@ -2,7 +2,7 @@
 
 Strings in, strings out: SDK objects are read by shape, so unlike the other integrations
 this module imports without the `[anthropic]` extra. Modes and limits:
-docs/sections/integrations.md.
+docs/integrations.md.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Mode `owned`, sync and async hooks, `assert_present` before every model call of a
 summarised thread. Needs the `[langchain]` extra. Modes and limits:
-docs/sections/integrations.md.
+docs/integrations.md.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 With a compactor the guard runs it (mode `owned`); around the SDK's own
 `OpenAIResponsesCompactionSession` it can only re-assert (mode `unobserved`). Needs the
-`[openai-agents]` extra. Modes and limits: docs/sections/integrations.md.
+`[openai-agents]` extra. Modes and limits: docs/integrations.md.
 """
 
 from __future__ import annotations

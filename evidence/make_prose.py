@@ -73,7 +73,7 @@ def _options(tokens: list[str], line: int) -> dict[str, str]:
 
 
 def parse(text: str) -> tuple[dict[str, Rule], list[Case]]:
-    """Read prose_cases.txt: `@rule` headers, `@case` headers, bodies and `%%` markers."""
+    """Read prose_cases.txt: `@rule` headers, `@on` (back to an earlier rule), `@case` headers, bodies and `%%` markers."""
     rules: dict[str, Rule] = {}
     cases: list[Case] = []
     rule: Rule | None = None
@@ -89,6 +89,13 @@ def parse(text: str) -> tuple[dict[str, Rule], list[Case]]:
             if rule.key in rules:
                 raise SourceError(f"line {number}: rule {rule.key} is defined twice")
             rules[rule.key] = rule
+            continue
+        if line.startswith("@on "):
+            case = None
+            key = line[len("@on "):].strip()
+            if key not in rules:
+                raise SourceError(f"line {number}: @on names rule {key!r}, which is not defined above")
+            rule = rules[key]
             continue
         if line.startswith("@case "):
             if rule is None:

@@ -175,6 +175,10 @@ def test_make_prose_refuses_a_case_without_a_label_or_a_why() -> None:
         make.build_corpus(rule + "@case preserved copy\nKeep it short.\n")
     with pytest.raises(make.SourceError, match="unknown rules"):
         make.build_corpus(rule + "@case dropped gone others=nope\nwhy: gone\nNothing.\n")
+    with pytest.raises(make.SourceError, match="not defined above"):
+        make.build_corpus(rule + "@on nope\n@case dropped gone\nwhy: gone\nNothing.\n")
+    two = rule + "@rule s | test\ntext: Be brief.\ntask: Talk.\n@on r\n@case preserved copy\nwhy: exact\nKeep it short.\n"
+    assert make.build_corpus(two)[0]["constraint"] == "Keep it short."
 
 
 def test_prose_corpus_has_the_documented_breadth() -> None:

@@ -1,57 +1,90 @@
-"""OpenAI Agents SDK: GuardedSession with your own compactor (mode owned). Runs offline.
+"""OpenAI Agents SDK: GuardedSession with a tool-safe compactor (mode owned). Runs offline.
 
-Needs `pip install 'compaction-guard[openai-agents]'`. Swap the fake model for a real one.
+Needs `pip install 'compaction-guard[openai-agents]'`. The model is a local stand-in that
+calls the tool once per question; pass a model name such as "gpt-5.1" instead.
 """
 
 import asyncio
 import tempfile
-from pathlib import Path
 
-from agents import Agent, RunConfig, Runner, SQLiteSession
+from agents import set_tracing_disabled
 from agents.items import ModelResponse
 from agents.models.interface import Model
 from agents.usage import Usage
-from openai.types.responses import ResponseOutputMessage, ResponseOutputText
+from openai.types.responses import (
+    ResponseFunctionToolCall,
+    ResponseOutputMessage,
+    ResponseOutputText,
+)
 
-import compaction_guard as cg
-from compaction_guard.integrations.openai_agents import GuardedSession
+set_tracing_disabled(disabled=True)  # offline: no trace export
 
 
 class FakeModel(Model):
-    """Answers every turn with a fixed text; stands in for an OpenAI model."""
+    """Calls count_orders for each new question, then answers with its output."""
 
-    async def get_response(self, *_args, **_kwargs):
-        text = ResponseOutputText(type="output_text", text="Working on it. " * 8, annotations=[])
-        message = ResponseOutputMessage(id="msg_1", type="message", role="assistant",
-                                        status="completed", content=[text])
-        return ModelResponse(output=[message], usage=Usage(), response_id=None)
+    def __init__(self):
+        self.calls = 0
+
+    async def get_response(self, *_args, **kwargs):
+        self.calls += 1
+        last = kwargs["input"][-1]
+        if last.get("type") == "function_call_output":
+            text = ResponseOutputText(type="output_text", annotations=[],
+                                      text=f"Done: {last['output'][:40]}")
+            output = [ResponseOutputMessage(id=f"msg_{self.calls}", type="message",
+                                            role="assistant", status="completed", content=[text])]
+        else:
+            output = [ResponseFunctionToolCall(
+                type="function_call", id=f"fc_{self.calls}", call_id=f"call_{self.calls}",
+                name="count_orders", arguments='{"week": "last"}', status="completed")]
+        return ModelResponse(output=output, usage=Usage(), response_id=f"resp_{self.calls}")
 
     def stream_response(self, *_args, **_kwargs):
         raise NotImplementedError
 
 
-def summarise(items):
-    # Stand-in for your summariser: one summary item plus the newest two items.
-    return [{"role": "user", "content": "Summary: we are analysing orders."}, *items[-2:]]
+model = FakeModel()
+questions = ["How many orders last week?", "And the week before?", "And in March?",
+             "Compare them.", "Thanks."]
+
+# --- recipe: openai_agents ---
+from agents import Agent, RunConfig, Runner, SQLiteSession, function_tool
+
+import compaction_guard as cg
+from compaction_guard import group_trim
+from compaction_guard.integrations.openai_agents import GuardedSession, call_model_input_filter
 
 
-async def main():
-    guard = cg.Guard([
-        "The budget cap for this run is $500.",
-        "The database orders_prod is production. Read-only queries only.",
-    ])
-    with tempfile.TemporaryDirectory() as folder:
-        inner = SQLiteSession("demo", Path(folder) / "history.db")
-        session = GuardedSession(inner, guard, compactor=summarise, trigger_tokens=200)
-        agent = Agent(name="analyst", instructions="Answer briefly.", model=FakeModel())
-        for question in ["How many orders last week?", "And the week before?", "Thanks."]:
-            await Runner.run(agent, question, session=session,
-                             run_config=RunConfig(tracing_disabled=True))
-        for item in await session.get_items():  # a full fetch runs assert_present
-            print(item.get("role"), str(item.get("content"))[:70])
-        inner.close()
-    report = guard.last_report
-    print("mode:", report.mode.value, "| repaired:", report.repaired)
+@function_tool
+def count_orders(week: str) -> str:
+    """Count the orders placed in one week."""
+    return f"1204 orders in week {week}. " + "Per-day breakdown follows. " * 20
 
 
-asyncio.run(main())
+def summarise(items):  # your summariser: the items being dropped in, summary text out
+    return f"Earlier in this chat: {len(items)} items about weekly order counts."
+
+
+async def main(db_path):
+    guard = cg.Guard(["The budget cap for this run is $500."])
+    session = GuardedSession(
+        SQLiteSession("chat", db_path), guard,
+        compactor=group_trim.trimmer(max_tokens=600, keep_tail=4, summarize=summarise),
+        trigger_tokens=900,
+    )
+    agent = Agent(name="analyst", instructions="Answer briefly.", tools=[count_orders],
+                  model=model)
+    run_config = RunConfig(call_model_input_filter=call_model_input_filter(guard))
+    for question in questions:
+        result = await Runner.run(agent, question, session=session, run_config=run_config)
+        print(question, "->", result.final_output[:30], "| mode:",
+              guard.last_report.mode.value if guard.last_report else "no compaction yet")
+    return guard, session
+# --- end recipe ---
+
+
+with tempfile.TemporaryDirectory() as folder:
+    guard, session = asyncio.run(main(f"{folder}/chat.db"))
+    session.inner.close()
+print("model calls:", model.calls, "| repaired:", guard.last_report.repaired)

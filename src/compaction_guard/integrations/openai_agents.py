@@ -14,9 +14,11 @@ import inspect
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from compaction_guard import _trim_shapes, group_trim
 from compaction_guard._extras import require
 from compaction_guard.errors import BlockIntegrityError, CodecError
 from compaction_guard.group_trim import estimate_tokens
+from compaction_guard.integrations._pairing import PairingError
 
 require("agents", extra="openai-agents", feature="compaction_guard.integrations.openai_agents")
 
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
     from agents.items import TResponseInputItem
     from agents.memory import Session, SessionSettings
     from agents.memory.session import OpenAIResponsesCompactionArgs
+    from agents.run_config import CallModelData, ModelInputData
     from agents.run_context import RunContextWrapper
 
     from compaction_guard.guard import Guard
@@ -39,7 +42,7 @@ if TYPE_CHECKING:
         list[TResponseInputItem] | Awaitable[list[TResponseInputItem]],
     ]
 
-__all__ = ["GuardedSession"]
+__all__ = ["GuardedSession", "PairingError", "call_model_input_filter"]
 
 # responses.compact keeps user messages and replaces the rest with one opaque item.
 _UNOBSERVED_NOTE = (
@@ -102,40 +105,63 @@ class GuardedSession:
     def session_settings(self, value: SessionSettings | None) -> None:
         self.inner.session_settings = value
 
-    async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
-        """Return the stored items; a full fetch in mode `owned` runs `assert_present`.
+    async def get_items(
+        self, limit: int | None = None, *, wrapper: RunContextWrapper[Any] | None = None,
+    ) -> list[TResponseInputItem]:
+        """Return the stored items; once this session placed a block, it is always in them.
 
-        Raises BlockIntegrityError when the block this session placed is missing or edited.
+        A full fetch returns the history as stored. A limited fetch (`limit`, or
+        `session_settings.limit`, which the Runner applies) whose window would miss the
+        block returns the block followed by the newest `limit - 1` items, never more than
+        `limit`; a window never starts inside a call/output pair (the answered half
+        would be orphaned), so it may hold fewer. In mode `owned` every fetch runs
+        `assert_present`: BlockIntegrityError when the block is missing or edited.
         """
+        items: list[TResponseInputItem]
         async with self._lock:
-            items = await self.inner.get_items(limit)
-        full = resolve_session_limit(limit, self.session_settings) is None
-        if full and self._owes_block and self.compactor is not None:
+            resolved = resolve_session_limit(limit, self.session_settings)
+            if resolved is None or not self._owes_block:
+                items = await _call(self.inner.get_items, limit, wrapper=wrapper)
+            else:
+                items = _window(await self.inner.get_items(_ALL_ITEMS), resolved, self.guard)
+        if self._owes_block and self.compactor is not None:
             self.guard.assert_present(items)
         return items
 
-    async def add_items(self, items: list[TResponseInputItem]) -> None:
-        """Store `items`, then compact when a compactor is set and the history is too long.
+    async def add_items(
+        self,
+        items: list[TResponseInputItem],
+        *,
+        wrapper: RunContextWrapper[Any] | None = None,
+    ) -> None:
+        """Store `items`; called directly (not by the Runner), compact if due.
 
-        Raises TypeError, before storing anything, when an item is not a mapping. An error
-        from the compactor or the guard propagates with `items` stored and the rest of the
-        history as it was.
+        The Runner passes its run context (`wrapper`) and keeps the run's model input in
+        memory, so a compaction here would be invisible to the rest of that run: writes
+        from the Runner never compact, its `run_compaction` call after a settled turn
+        does. A direct call compacts when the history passes the trigger and no tool call
+        in it waits for its output. Raises TypeError, before storing anything, when an
+        item is not a mapping. An error from the compactor or the guard propagates with
+        `items` stored and the rest of the history as it was.
         """
         _check_items(items, "add_items")
         async with self._lock:
-            await self.inner.add_items(items)
-            if self.compactor is not None:
-                await self._compact_locked(force=False)
+            await _call(self.inner.add_items, items, wrapper=wrapper)
+            if self.compactor is not None and wrapper is None:
+                await self._compact_locked(force=False, only_if_settled=True)
 
-    async def pop_item(self) -> TResponseInputItem | None:
+    async def pop_item(
+        self, *, wrapper: RunContextWrapper[Any] | None = None,
+    ) -> TResponseInputItem | None:
         """Remove and return the newest item (None when the session is empty)."""
         async with self._lock:
-            return await self.inner.pop_item()
+            item: TResponseInputItem | None = await _call(self.inner.pop_item, wrapper=wrapper)
+            return item
 
-    async def clear_session(self) -> None:
+    async def clear_session(self, *, wrapper: RunContextWrapper[Any] | None = None) -> None:
         """Remove every item; an empty session owes no block."""
         async with self._lock:
-            await self.inner.clear_session()
+            await _call(self.inner.clear_session, wrapper=wrapper)
             self._owes_block = False
 
     async def run_compaction(
@@ -156,12 +182,14 @@ class GuardedSession:
             elif is_openai_responses_compaction_aware_session(self.inner):
                 await self._observe_server_compaction(args, wrapper)
 
-    async def _compact_locked(self, *, force: bool) -> None:
+    async def _compact_locked(self, *, force: bool, only_if_settled: bool = False) -> None:
         compactor = self.compactor
         if compactor is None:
             return
         items = await self.inner.get_items(_ALL_ITEMS)
         if not items or not (force or _estimate(items) > self.trigger_tokens):
+            return
+        if only_if_settled and _pending_call(items):
             return
         # Snapshot first: the compactor may mutate its input, and the guard diffs against it.
         before = copy.deepcopy(items)
@@ -176,6 +204,9 @@ class GuardedSession:
         replay = functools.wraps(compactor)(lambda _context: result)
         output = self.guard.compact(before, replay, method="openai_agents.GuardedSession")
         _check_items(output, "the compacted history")
+        problems = _pairing(output)
+        if problems:
+            raise PairingError("the compacted history", problems, report=self.guard.last_report)
         await self._replace(before, list(output))
         self._owes_block = True
 
@@ -221,6 +252,80 @@ class GuardedSession:
         except BlockIntegrityError:
             return False
         return True
+
+
+def call_model_input_filter(
+    guard: Guard,
+) -> Callable[[CallModelData[Any]], ModelInputData]:
+    """Return a `RunConfig(call_model_input_filter=...)` that checks every model call's input.
+
+    Runs `guard.assert_present` on the input the Runner is about to send, after the
+    session's history and any handoff filtering, and passes it on unchanged. Raises
+    BlockIntegrityError, failing the run before the model is called, when the guard has
+    issued a block and the input lacks it or carries it edited or stale.
+
+    ```python
+    run_config = RunConfig(call_model_input_filter=call_model_input_filter(guard))
+    ```
+    """
+
+    def guarded(data: CallModelData[Any]) -> ModelInputData:
+        guard.assert_present(data.model_data.input)
+        return data.model_data
+
+    return guarded
+
+
+def _pairing(items: list[TResponseInputItem]) -> list[str]:
+    try:
+        return [problem.message for problem in group_trim.validate(items)]
+    except (TypeError, ValueError) as exc:
+        return [f"it cannot be read as Responses input items ({exc})"]
+
+
+def _pending_call(items: list[TResponseInputItem]) -> bool:
+    """Whether a call in `items` still waits for its output (or the items are unreadable)."""
+    try:
+        problems = group_trim.validate(items)
+    except (TypeError, ValueError):
+        return True
+    return any(problem.kind == _trim_shapes.CALL_WITHOUT_RESULT for problem in problems)
+
+
+def _window(items: list[TResponseInputItem], limit: int, guard: Guard) -> list[TResponseInputItem]:
+    """Return the newest `limit` items, holding the newest block, from a group boundary."""
+    placed = [s.message for s in guard.codec.marked_segments(items) if not s.tool]
+    if not placed:
+        raise BlockIntegrityError(
+            "the guard block this session placed is gone from the stored history (was it "
+            "edited through the inner session?); re-pin: run_compaction({'force': True})",
+        )
+    block_at = placed[-1]
+    if limit <= 0:
+        return []
+    start = len(items) - limit
+    if block_at >= start:
+        return items[_group_start(items, max(start, 0)) :]
+    start = len(items) - (limit - 1)
+    tail = items[_group_start(items, start) :] if limit > 1 else []
+    return [items[block_at], *tail]
+
+
+def _group_start(items: list[TResponseInputItem], start: int) -> int:
+    """Return the first index at or after `start` where a call group begins."""
+    try:
+        shape = _trim_shapes.detect_shape(items)
+        starts = _trim_shapes.read_groups(items, shape).starts
+    except (TypeError, ValueError):
+        return start
+    return next((index for index in starts if index >= start), len(items))
+
+
+async def _call(method: Any, *args: Any, wrapper: RunContextWrapper[Any] | None) -> Any:
+    """Call an inner session method, passing the Runner's context on when it takes one."""
+    if wrapper is not None and _accepts_wrapper(method):
+        return await method(*args, wrapper=wrapper)
+    return await method(*args)
 
 
 def _accepts_wrapper(method: Any) -> bool:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from compaction_guard import block as _block
 from compaction_guard import diff as _diff
+from compaction_guard._logging import log_report
 from compaction_guard._policy import (
     fit_to_budget,
     refuse_if_gating,
@@ -31,7 +32,7 @@ from compaction_guard.invariant import (
     Invariant,
     estimate_block_tokens,
 )
-from compaction_guard.report import BlockBudget, CompactionReport, Finding, Removal
+from compaction_guard.report import BlockBudget, CompactionReport, Finding, Removal, excerpt
 from compaction_guard.taxonomy import Kind, Mode, Policy, Severity, Site
 from compaction_guard.view import SummaryView
 
@@ -323,10 +324,15 @@ class Guard:
         return self.emit(report)
 
     def emit(self, report: CompactionReport) -> CompactionReport:
-        """Attach pending removals, store as `last_report`, call `on_report`; return it."""
+        """Attach pending removals and excerpts, log, store as `last_report`, call `on_report`.
+
+        Returns the report as stored. Logging goes to the `compaction_guard` logger.
+        """
         if self._removed:
             report = _replace(report, removed=(*report.removed, *self._removed))
             self._removed.clear()
+        report = _with_excerpts(report, self._registry.invariants())
+        log_report(report)
         self.last_report = report
         if self.on_report is not None:
             self.on_report(report)
@@ -447,6 +453,19 @@ def _check_compactor_output(after: object) -> None:
 
 def _replace(report: CompactionReport, **changes: Any) -> CompactionReport:
     return dataclasses.replace(report, **changes)
+
+
+def _with_excerpts(report: CompactionReport, invariants: Sequence[Invariant]) -> CompactionReport:
+    """Give each finding without one the first words of its registered constraint."""
+    texts: dict[str, str] = {invariant.id: invariant.text for invariant in invariants}
+    if all(f.excerpt is not None or f.invariant_id not in texts for f in report.findings):
+        return report
+    findings = tuple(
+        f if f.excerpt is not None or f.invariant_id not in texts
+        else dataclasses.replace(f, excerpt=excerpt(texts[f.invariant_id]))
+        for f in report.findings
+    )
+    return _replace(report, findings=findings)
 
 
 def _elapsed_ms(started: float) -> float:

@@ -22,9 +22,31 @@ from compaction_guard.taxonomy import (
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-__all__ = ["BlockBudget", "CompactionReport", "Finding", "Removal", "Report"]
+__all__ = ["BlockBudget", "CompactionReport", "Finding", "Removal", "Report", "excerpt"]
 
 _REPORT_FORMAT = 1
+_EXCERPT_WORDS = 6
+_EXCERPT_CHARS = 40
+_SUMMARY_COLUMNS = ("id", "constraint", "kind", "decided_by", "survived_in")
+
+
+def excerpt(text: str) -> str:
+    """Return the first words of a constraint: enough to recognise it in a table, not to leak it.
+
+    At most six whole words and 40 characters, with "..." when anything was cut (a first
+    word longer than that is itself cut).
+    """
+    words = text.split()
+    whole = " ".join(words)
+    if len(words) <= _EXCERPT_WORDS and len(whole) <= _EXCERPT_CHARS:
+        return whole
+    kept: list[str] = []
+    for word in words[:_EXCERPT_WORDS]:
+        if len(" ".join([*kept, word])) > _EXCERPT_CHARS - 3:
+            break
+        kept.append(word)
+    short = " ".join(kept) or words[0][: _EXCERPT_CHARS - 3]
+    return f"{short}..."
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +56,8 @@ class Finding:
     `decided_by` names the one rule that decided it (`<layer>.<rule>`); `evidence` is
     JSON-able and enough to recompute the decision; `survived_in` lists the sites where
     the constraint survived and `at_risk` is True when survival depends only on the kept
-    tail, which the next compaction may evict.
+    tail, which the next compaction may evict. `excerpt` holds the constraint's first
+    words (`excerpt()`), set by the guard, so a report can be read without the registry.
     """
 
     invariant_id: str
@@ -45,6 +68,7 @@ class Finding:
     score: float | None = None
     survived_in: tuple[Site, ...] = ()
     at_risk: bool = False
+    excerpt: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-able dict; `Finding.from_dict` reverses it."""
@@ -57,6 +81,7 @@ class Finding:
             "score": self.score,
             "survived_in": [site.value for site in self.survived_in],
             "at_risk": self.at_risk,
+            "excerpt": self.excerpt,
         }
 
     @classmethod
@@ -71,6 +96,7 @@ class Finding:
             score=None if data.get("score") is None else float(data["score"]),
             survived_in=tuple(Site(site) for site in data.get("survived_in", ())),
             at_risk=bool(data.get("at_risk", False)),
+            excerpt=None if data.get("excerpt") is None else str(data["excerpt"]),
         )
 
 
@@ -136,6 +162,29 @@ class CompactionReport:
             for finding in self.findings
             if finding.severity is Severity.BLOCK and finding.kind in kinds
         )
+
+    def summary(self) -> str:
+        """Return a short table for people: one line about the compaction, one row per finding.
+
+        Columns: id, the constraint's first words, kind, decided_by, survived_in (`*` marks
+        survival only in the kept tail, at risk at the next compaction). `str(report)` is this.
+        """
+        worst = "none" if self.worst is None else self.worst.value
+        head = (
+            f"{self.mode.value} compaction, policy {self.policy.value}: worst {worst}, "
+            f"repaired {'yes' if self.repaired else 'no'}, {len(self.gating)} gating"
+        )
+        lines = [head if self.note is None else f"{head} ({self.note})"]
+        if not self.findings:
+            return lines[0]
+        rows = [_SUMMARY_COLUMNS, *(_summary_row(finding) for finding in self.findings)]
+        widths = [max(len(row[col]) for row in rows) for col in range(len(_SUMMARY_COLUMNS))]
+        lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+                  for row in rows]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
 
     def finding(self, invariant_id: str) -> Finding | None:
         """Return the finding for `invariant_id`, or None."""
@@ -223,6 +272,17 @@ class CompactionReport:
             msg = "a report is a JSON object; pass the output of CompactionReport.to_json()"
             raise TypeError(msg)
         return cls.from_dict(data)
+
+
+def _summary_row(finding: Finding) -> tuple[str, str, str, str, str]:
+    survived = ",".join(site.value for site in finding.survived_in) or "-"
+    return (
+        finding.invariant_id,
+        finding.excerpt or "",
+        finding.kind.value,
+        finding.decided_by,
+        f"{survived}*" if finding.at_risk else survived,
+    )
 
 
 # The seed's README calls it `Report` in one place (`Report.to_json()`); both names work.

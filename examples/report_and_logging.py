@@ -1,4 +1,4 @@
-"""What a person reads (`print(report)`) and what a log pipeline gets (the `compaction_guard` logger)."""
+"""What a person reads (`print(report)`) and what a log pipeline gets (the logger)."""
 
 import logging
 import sys

@@ -198,6 +198,31 @@ def test_prose_corpus_has_the_documented_breadth() -> None:
         assert any(case["constraint"] in text for text in _strings(case["before"])), case["id"]
 
 
+def test_prose_corpus_has_the_shapes_its_readme_names() -> None:
+    """Block-format damage, split and assistant summaries, kept tails and long contexts all occur."""
+    from compaction_guard.block import parse_blocks
+
+    cases = _prose()
+
+    def after_text(case: dict[str, Any]) -> str:
+        return "\n".join(_strings(case["after"]))
+
+    stray = [c for c in cases if "[block] " in after_text(c) and c["ground_truth"] in DAMAGED]
+    assert stray
+    assert all(
+        block.intact for c in cases for text in _strings(c["after"]) for block in parse_blocks(text)
+    )
+    summaries = [[m for m in c["after"] if m["role"] != "system" and m not in c["before"]] for c in cases]
+    assert any(len(written) >= 2 for written in summaries)
+    assert any(c["after"][1]["role"] == "assistant" for c in cases)
+    kept = [c for c in cases if c["after"][-1] == c["before"][-1] and c["after"][-1]["role"] != "system"]
+    assert {c["ground_truth"] for c in kept} >= {"preserved", "weakened", "mutated", "contradicted"}
+    long_cases = [c for c in cases if len(after_text(c)) > 20_000]
+    assert {c["ground_truth"] for c in long_cases} >= {"preserved", "mutated", "contradicted"}
+    mechanisms = {c["mechanism"] for c in cases}
+    assert len(mechanisms) >= 150
+
+
 def test_prose_summaries_are_not_templated() -> None:
     """Hand-written, not templated: no two cases share the same summary text."""
     summaries = [

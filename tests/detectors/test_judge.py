@@ -110,7 +110,7 @@ def test_judge_paraphrase_with_a_verified_span_stands(make_invariant: MakeInvari
 
 
 def test_judge_span_is_compared_with_whitespace_folded(make_invariant: MakeInvariant) -> None:
-    span = "sales report. Spending   is limited\n to $500"
+    span = "Spending   is limited\n to $500 for this run."
     outcome = _detect(_answer("paraphrased", span), make_invariant)
     assert isinstance(outcome, LayerVerdict)
 
@@ -317,6 +317,66 @@ ROLE_CASES = [
         id="unit-changed",
     ),
     pytest.param(
+        "The budget cap for this run is $500.",
+        "The budget cap for this run was $500.",
+        "says 'was'",
+        id="past-tense",
+    ),
+    pytest.param(
+        "Never push directly to main.",
+        "Pushing directly to main is no longer forbidden.",
+        "says 'longer'",
+        id="lifted",
+    ),
+    pytest.param(
+        "Run the integration tests before every merge.",
+        "Ideally run the integration tests before every merge.",
+        "says 'ideally'",
+        id="hedged",
+    ),
+    pytest.param(
+        "Replies to customers must be written in German.",
+        "Replies to customers must not be written in German.",
+        "negates",
+        id="negation-added",
+    ),
+    pytest.param(
+        "Do not ask candidates about their age.",
+        "Ask candidates about their age.",
+        "drops the rule's negation",
+        id="negation-lost",
+    ),
+    pytest.param(
+        "Write files only under the output directory.",
+        "Write files under the output directory.",
+        "drops the rule's 'only'",
+        id="only-lost",
+    ),
+    pytest.param(
+        "Do not ask candidates about age, marital status or religion.",
+        "Do not ask candidates about age or religion.",
+        "drops 'marital'",
+        id="list-item-lost",
+    ),
+    pytest.param(
+        "Replies to customers must be written in German.",
+        "Replies to customers must be written in Dutch.",
+        "lacks the name 'German'",
+        id="name-replaced",
+    ),
+    pytest.param(
+        "Run the full test suite and get it green before merging any branch.",
+        "Run the unit tests before merging a branch.",
+        "restates too little",
+        id="unanchored-rule-thinly-restated",
+    ),
+    pytest.param(
+        "The budget cap for this run is $500.",
+        "Spent $500 on supplier quotes so far.",
+        "restates too little",
+        id="anchored-rule-value-alone",
+    ),
+    pytest.param(
         "Uploads must not exceed 25 MB.",
         "Uploads must not exceed 25 Mb.",
         "bits",
@@ -342,8 +402,13 @@ def test_judge_paraphrase_span_must_bind_the_rule_in_its_roles(
          "Canary traffic stays at or under 5% until the error rate is below 0.1%."),
         ("Deploy only to payments-staging.", "Deployments go to payments staging and nowhere else."),
         ("The budget cap for this run is $500.", "Spend at most 500 USD on this run."),
+        ("Send at most 5 requests per second to api.partner-bank.com.",
+         "api.partner-bank.com may receive no more than 5 requests per second."),
+        ("Pin numpy to 1.26.4; do not upgrade it.", "Keep numpy at 1.26.4; an upgrade is not allowed."),
+        ("Never log customer emails.", "I was told: customer emails must never reach the logs."),
     ],
-    ids=["same-order", "soft-identifier-spaced", "same-amount-other-spelling"],
+    ids=["same-order", "soft-identifier-spaced", "same-amount-other-spelling", "may-no-more-than",
+         "not-allowed", "reported-rule"],
 )
 def test_judge_paraphrase_span_that_binds_the_rule_stands(
     make_invariant: MakeInvariant, rule: str, span: str

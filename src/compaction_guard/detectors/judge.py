@@ -10,21 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from compaction_guard.anchors import (
-    Value,
-    are_siblings,
-    comparable,
-    extract_values,
-    is_identifier,
-    is_soft_identifier,
-    values_equal,
-)
+from compaction_guard.detectors._judge_span import span_defect
 from compaction_guard.detectors.base import ALLOWED_KINDS, Abstain, Detector, LayerVerdict
-from compaction_guard.normalize import detection_form, tokenize
 from compaction_guard.taxonomy import Kind, Site
 
 if TYPE_CHECKING:
@@ -48,8 +38,6 @@ _KIND_HELP = {
 }
 _REPLY_CHARS = 400
 _CACHE_ENTRIES = 4096
-# Data sizes keep their case outside the detection form: 25 Mb (bits) is not 25 MB (bytes).
-_DATA_SIZE = re.compile(r"(?<![\w.])(\d[\d,.]*)\s?([kmgtpe]i?b)\b", re.IGNORECASE)
 
 
 def build_prompt(invariant: Invariant, view: SummaryView) -> str:
@@ -272,11 +260,9 @@ def _cited(
             evidence={"span": span},
         )
     if kind is Kind.PARAPHRASED:
-        unbound = unbound_anchor(invariant.text, span)
-        if unbound is not None:
-            return Abstain(
-                reason=f"the judge's paraphrase span {unbound}", evidence={"span": span},
-            )
+        defect = span_defect(invariant.text, span)
+        if defect is not None:
+            return Abstain(reason=f"the judge's paraphrase span {defect}", evidence={"span": span})
     survived = kind in {Kind.PARAPHRASED, Kind.WEAKENED}
     return LayerVerdict(
         kind=kind,
@@ -285,99 +271,6 @@ def _cited(
         survived_in=(passage.site,) if survived else (),
         at_risk=survived and passage.site is Site.RETAINED,
     )
-
-
-def unbound_anchor(rule: str, span: str) -> str | None:
-    """Say how `span` fails to bind the anchors of `rule` in their roles, or None when it binds.
-
-    Every value of the rule must occur in the span with the same meaning, every identifier
-    whole; the span may state no other value of a dimension the rule states and no edited
-    sibling of its identifiers; two values of one dimension (or two identifiers) must keep
-    the rule's order, so slots cannot swap.
-    """
-    rule_tokens = tokenize(detection_form(rule))
-    span_tokens = tokenize(detection_form(span))
-    rule_values = extract_values(rule_tokens)
-    span_values = extract_values(span_tokens)
-    return (
-        _unbound_values(rule_values, span_values)
-        or _recased_data_size(rule, span)
-        or _unbound_identifiers(
-            _identifiers(rule_tokens, rule_values),
-            span_tokens,
-            _identifiers(span_tokens, span_values),
-        )
-    )
-
-
-def _recased_data_size(rule: str, span: str) -> str | None:
-    stated = {(m[1], m[2][-1]) for m in _DATA_SIZE.finditer(span)}
-    for match in _DATA_SIZE.finditer(rule):
-        if (match[1], match[2][-1]) not in stated:
-            return f"lacks {match[0]} with its case (b is bits, B is bytes)"
-    return None
-
-
-def _unbound_values(rule: Sequence[Value], span: Sequence[Value]) -> str | None:
-    where: list[int] = []
-    for value in rule:
-        found = next((i for i, other in enumerate(span) if values_equal(value, other)), None)
-        if found is None:
-            return f"lacks {value.surface}"
-        where.append(found)
-    for other in span:
-        same = [v for v in rule if comparable(v, other)]
-        if same and not any(values_equal(v, other) for v in same):
-            return f"states {other.surface} beside the rule's {same[0].surface}"
-    for a, b in _pairs(len(rule)):
-        if comparable(rule[a], rule[b]) and where[a] > where[b]:
-            return f"swaps {rule[a].surface} and {rule[b].surface}"
-    return None
-
-
-def _unbound_identifiers(
-    rule: Sequence[str], tokens: Sequence[str], span: Sequence[str],
-) -> str | None:
-    where: list[int] = []
-    for name in rule:
-        found = _find_identifier(name, tokens)
-        if found is None:
-            return f"lacks {name}"
-        where.append(found)
-    for other in span:
-        if other not in rule and any(are_siblings(name, other) for name in rule):
-            return f"names {other}, an edited form of the rule's identifier"
-    for a, b in _pairs(len(rule)):
-        if rule[a] != rule[b] and where[a] > where[b]:
-            return f"swaps {rule[a]} and {rule[b]}"
-    return None
-
-
-def _find_identifier(name: str, tokens: Sequence[str]) -> int | None:
-    if name in tokens:
-        return tokens.index(name)
-    if not is_soft_identifier(name):
-        return None
-    # A hyphenated name written with spaces or run together still names the same thing.
-    parts = name.split("-")
-    joined = "".join(parts)
-    for i, token in enumerate(tokens):
-        if token == joined or list(tokens[i : i + len(parts)]) == parts:
-            return i
-    return None
-
-
-def _identifiers(tokens: Sequence[str], values: Sequence[Value]) -> list[str]:
-    inside = {i for v in values for i in range(v.start, v.end)}
-    return [
-        token
-        for i, token in enumerate(tokens)
-        if i not in inside and (is_identifier(token) or is_soft_identifier(token))
-    ]
-
-
-def _pairs(count: int) -> list[tuple[int, int]]:
-    return [(a, b) for a in range(count) for b in range(a + 1, count)]
 
 
 def _locate(span: str, passages: tuple[Passage, ...]) -> Passage | None:

@@ -310,6 +310,88 @@ def _tier_section(
 
 
 # --------------------------------------------------------------------------------------
+# The price of trusting a judge (issue 13)
+# --------------------------------------------------------------------------------------
+
+
+def adversarial_judge_row(cases: Sequence[dict[str, Any]], lexical_verdicts: dict[str, Any]) -> dict[str, Any]:
+    """Run lexical -> a judge that calls every rule `paraphrased`, citing the closest sentence.
+
+    `lexical_verdicts` are the core tier's verdicts by case id. Damaged cases the lexical
+    tier flagged must stay uncertified (a release gate); the damaged cases it left
+    `unverifiable` that this judge gets certified are the price of trusting any judge.
+    """
+    from compaction_guard.detectors.judge import JudgeDetector
+    from compaction_guard.detectors.lexical import LexicalDetector
+    from compaction_guard.testing import AdversarialJudge
+
+    counts: Counter[str] = Counter()
+    flagged_certified: list[dict[str, str]] = []
+    priced: list[dict[str, str]] = []
+    gained: list[dict[str, str]] = []
+    for case in cases:
+        truth, lexical = case["ground_truth"], lexical_verdicts[case["id"]]["verdict"]
+        if truth in DAMAGED and lexical in DAMAGED:
+            counts["damaged_flagged"] += 1
+        elif lexical == "unverifiable":
+            counts["damaged_unverifiable" if truth in DAMAGED else "intact_unverifiable"] += 1
+        else:
+            continue
+        _, _, finding = compact_case(case, [LexicalDetector(), JudgeDetector(AdversarialJudge())], policy="warn")
+        if finding.kind.value not in CERTIFYING:
+            continue
+        entry = {"id": case["id"], "ground_truth": truth, "decided_by": finding.decided_by}
+        if truth not in DAMAGED:
+            gained.append(entry)
+        elif lexical in DAMAGED:
+            flagged_certified.append(entry)
+        else:
+            priced.append(entry)
+    return {
+        "damaged_flagged": counts["damaged_flagged"],
+        "flagged_certified": flagged_certified,
+        "damaged_unverifiable": counts["damaged_unverifiable"],
+        "unverifiable_certified": priced,
+        "intact_unverifiable": counts["intact_unverifiable"],
+        "intact_certified": gained,
+    }
+
+
+def _judge_table(results: dict[str, Any]) -> list[str]:
+    rows = results.get("adversarial_judge", {})
+    if not rows:
+        return []
+    lines = [
+        "",
+        ("**Behind an adversarial judge** (lexical, then a judge that answers `paraphrased` for every "
+        "rule, citing the closest sentence):"),
+        "",
+        ("| Section | damaged, flagged by lexical: certified | damaged, lexical `unverifiable`: certified "
+        "| intact, lexical `unverifiable`: certified |"),
+        "|---|---|---|---|",
+    ]
+    for name in SECTIONS:
+        row = rows.get(name)
+        if row is None:
+            continue
+        lines.append(
+            f"| {SECTION_LABELS[name]} | **{len(row['flagged_certified'])}** of {row['damaged_flagged']} "
+            f"| {len(row['unverifiable_certified'])} of {row['damaged_unverifiable']} "
+            f"| {len(row['intact_certified'])} of {row['intact_unverifiable']} |",
+        )
+    return lines
+
+
+def _judge_gate(results: dict[str, Any]) -> list[str]:
+    return [
+        f"{name} section: the adversarial judge certified damaged cases the lexical tier flagged: "
+        + ", ".join(entry["id"] for entry in row["flagged_certified"])
+        for name, row in results.get("adversarial_judge", {}).items()
+        if row["flagged_certified"]
+    ]
+
+
+# --------------------------------------------------------------------------------------
 # Output
 # --------------------------------------------------------------------------------------
 
@@ -336,7 +418,7 @@ def compute(
     """Verify every corpus against its digest, then run each tier over each section."""
     loaded = [(source, *verified_corpus(source.corpus, source.digest, REGENERATE[source.section])) for source in sources]
     tiers = build_tiers(names, embedding_model, nli_model)
-    sections = {}
+    sections: dict[str, dict[str, Any]] = {}
     for source, sha, cases in loaded:
         support = Counter(case["ground_truth"] for case in cases)
         sections[source.section] = {
@@ -349,7 +431,12 @@ def compute(
             },
             "tiers": {tier.name: run_tier(tier, cases) for tier in tiers},
         }
-    return {"sections": sections}
+    judged = {}
+    for source, _, cases in loaded:
+        core: dict[str, Any] = sections[source.section]["tiers"].get("core", {})
+        if core.get("ran"):
+            judged[source.section] = adversarial_judge_row(cases, core["verdicts"])
+    return {"sections": sections, **({"adversarial_judge": judged} if judged else {})}
 
 
 def results_bytes(results: dict[str, Any]) -> bytes:
@@ -444,6 +531,7 @@ def render_table(results: dict[str, Any]) -> str:
         out.append("")
         out.extend(_tier_notes(section))
         out.extend(_gate_note(section_name, section))
+    out.extend(_judge_table(results))
     out.extend([
         "",
         ("Cells are correct verdicts over ground-truth support. A false certification is a weakened, "
@@ -490,7 +578,10 @@ def _merged(results: dict[str, Any], path: Path) -> dict[str, Any]:
             continue
         tiers = {**old.get("tiers", {}), **fresh["tiers"]}
         sections[name] = {**fresh, "tiers": {tier: tiers[tier] for tier in TIERS if tier in tiers}}
-    return {"sections": sections}
+    committed_judge = json.loads(path.read_text(encoding="ascii")).get("adversarial_judge", {})
+    judged = {**committed_judge, **results.get("adversarial_judge", {})}
+    judged = {name: row for name, row in judged.items() if name in sections}
+    return {"sections": sections, **({"adversarial_judge": judged} if judged else {})}
 
 
 def _gate(results: dict[str, Any], open_gates: dict[str, str | None] | None = None) -> list[str]:
@@ -527,7 +618,7 @@ STRICT_ENV = "COMPACTION_GUARD_EVIDENCE_STRICT"
 
 def _check(results: dict[str, Any], results_path: Path, table_path: Path) -> list[str]:
     results = json.loads(results_bytes(results))
-    problems = _gate(results)
+    problems = _gate(results) + _judge_gate(results)
     committed = json.loads(results_path.read_text(encoding="ascii")) if results_path.exists() else None
     if committed is None:
         problems.append(f"{results_path.name} is missing; run `make evidence` and commit it")
@@ -558,6 +649,12 @@ def _check(results: dict[str, Any], results_path: Path, table_path: Path) -> lis
                 f"{results_path.name} is stale in the {section_name} section ({', '.join(changed)} differ "
                 "from a fresh recompute); run `make evidence` and commit the result",
             )
+    for section_name, row in results.get("adversarial_judge", {}).items():
+        if committed.get("adversarial_judge", {}).get(section_name) != row:
+            problems.append(
+                f"{results_path.name} is stale in the adversarial judge row of the {section_name} "
+                "section; run `make evidence` and commit the result",
+            )
     if _complete(results):
         table = render_table(results)
         if not table_path.exists() or table_path.read_text(encoding="utf-8") != table:
@@ -578,6 +675,12 @@ def _print_summary(results: dict[str, Any]) -> None:
             )
             for case_id, error in sorted(tier["errors"].items()):
                 print(f"  {case_id} raised {error}", file=sys.stderr)
+    for section_name, row in results.get("adversarial_judge", {}).items():
+        print(
+            f"{section_name} adversarial judge: certified {len(row['flagged_certified'])} of "
+            f"{row['damaged_flagged']} damaged cases lexical flagged, {len(row['unverifiable_certified'])} "
+            f"of {row['damaged_unverifiable']} it left unverifiable",
+        )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -622,7 +725,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     _write(args.results, results_bytes(results))
     if _complete(results):
         _write(args.table, render_table(results).encode("utf-8"))
-    problems = _gate(results)
+    problems = _gate(results) + _judge_gate(results)
     for problem in problems:
         print(f"release gate: {problem}", file=sys.stderr)
     return 1 if problems else 0

@@ -454,3 +454,38 @@ def test_evidence_readme_states_the_prose_corpus_as_committed() -> None:
         row = re.search(rf"^\| {kind} \| .* \| (\d+) \|$", text, re.MULTILINE)
         assert row is not None, kind
         assert int(row.group(1)) == sum(c["ground_truth"] == kind for c in cases), kind
+
+
+# -- the adversarial judge row (issue 13) ---------------------------------------------
+
+
+@pytest.mark.parametrize("section", ["generated", "prose"])
+def test_adversarial_judge_certifies_no_case_the_lexical_tier_flagged(section: str) -> None:
+    row = _results()["adversarial_judge"][section]
+    verdicts = _section(section)["tiers"]["core"]["verdicts"]
+    flagged = [v for v in verdicts.values() if v["verdict"] in {"weakened", "mutated", "contradicted", "dropped"}]
+    assert row["flagged_certified"] == []
+    assert row["damaged_flagged"] > 0
+    assert row["damaged_flagged"] <= len(flagged)
+    for entry in row["unverifiable_certified"] + row["intact_certified"]:
+        assert verdicts[entry["id"]]["verdict"] == "unverifiable"
+        assert entry["decided_by"].startswith("judge.")
+
+
+def test_adversarial_judge_gate_names_a_certified_flagged_case() -> None:
+    recompute = _script("recompute.py")
+    row = {"damaged_flagged": 1, "flagged_certified": [{"id": "x-mutated", "ground_truth": "mutated",
+           "decided_by": "judge.cited_span"}], "damaged_unverifiable": 0, "unverifiable_certified": [],
+           "intact_unverifiable": 0, "intact_certified": []}
+    problems = recompute._judge_gate({"adversarial_judge": {"prose": row}})
+    assert len(problems) == 1
+    assert "x-mutated" in problems[0]
+
+
+def test_adversarial_judge_row_is_in_the_table() -> None:
+    table = (EVIDENCE / "table.md").read_text(encoding="utf-8")
+    for section in ("generated", "prose"):
+        row = _results()["adversarial_judge"][section]
+        cell = f"**{len(row['flagged_certified'])}** of {row['damaged_flagged']}"
+        assert cell in table
+        assert f"{len(row['unverifiable_certified'])} of {row['damaged_unverifiable']}" in table

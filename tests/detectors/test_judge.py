@@ -367,6 +367,24 @@ ROLE_CASES = [
     pytest.param(
         "Run the full test suite and get it green before merging any branch.",
         "Run the unit tests before merging a branch.",
+        "reads as the rule with 'full'",
+        id="edited-copy",
+    ),
+    pytest.param(
+        "Take a full backup of inventory_db before any bulk update.",
+        "Take a snapshot of inventory_db before any bulk update.",
+        "replaced",
+        id="edited-copy-anchored",
+    ),
+    pytest.param(
+        "Send customer emails only between 09:00 and 18:00 in the customer's time zone.",
+        "Customer emails go out only between 09:00 and 18:00 UTC.",
+        "states utc",
+        id="value-the-rule-lacks",
+    ),
+    pytest.param(
+        "Run the full test suite and get it green before merging any branch.",
+        "Branches get merged after review.",
         "restates too little",
         id="unanchored-rule-thinly-restated",
     ),

@@ -72,6 +72,15 @@ _STOPWORDS = frozenset(
 _MODALS = frozenset({"may", "might", "can", "could", "should"})
 # A rule with no value or identifier is tied to its span by most of its words.
 _SUBJECT_SHARE = 0.7
+# A span that keeps this share of the rule's words in order but replaces others is an edit.
+_COPY_SHARE = 0.6
+# Ways to state a bound; trading one for another ("at most" for "under") is no edit.
+_BOUND_WORDS = frozenset(
+    {
+        "most", "least", "under", "below", "above", "over", "exceed", "than", "more", "less",
+        "fewer", "max", "maximum", "min", "minimum", "cap", "capped", "limit", "limited", "up",
+    },
+)
 # Items of a list ("age, marital status or religion"; "email or phone"): words, not numbers.
 _LIST = re.compile(
     r"([^\W\d_][\w-]*)\s*(?:,\s*(?:(?:and|or|nor)\s+)?|\s(?:or|nor)\s+)([^\W\d_][\w-]*)",
@@ -110,6 +119,7 @@ def span_defect(rule: str, span: str) -> str | None:
         or _departing_word(rule_tokens, span_tokens)
         or _lost_force(rule_tokens, span_tokens)
         or _lost_list_item(rule, span_tokens)
+        or _edited_copy(rule_tokens, rule_values, span_tokens, span_values)
         or _thin_subject(
             rule_tokens,
             rule_values,
@@ -127,9 +137,13 @@ def _unbound_values(rule: Sequence[Value], span: Sequence[Value]) -> str | None:
             return f"lacks {value.surface}"
         where.append(found)
     for other in span:
+        if any(values_equal(v, other) for v in rule):
+            continue
         same = [v for v in rule if comparable(v, other)]
-        if same and not any(values_equal(v, other) for v in same):
+        if same:
             return f"states {other.surface} beside the rule's {same[0].surface}"
+        # A value the rule does not state adds a scope, a rate or a date to it.
+        return f"states {other.surface}, which the rule does not"
     for a, b in _pairs(len(rule)):
         if comparable(rule[a], rule[b]) and where[a] > where[b]:
             return f"swaps {rule[a].surface} and {rule[b].surface}"
@@ -272,4 +286,39 @@ def _lost_name(rule: str, span: Sequence[str]) -> str | None:
         if name not in _STOPWORDS and stem(name) not in stems:
             return f"lacks the name {match.group()!r}"
     return None
+
+
+def _edited_copy(
+    rule: Sequence[str], rule_values: Sequence[Value], span: Sequence[str], span_values: Sequence[Value],
+) -> str | None:
+    """Refuse a copy of the rule with words swapped ("full backup" -> "snapshot"): the shape of a
+    mutation, which the lexical tier decides, not a restatement in other words."""
+    ours, theirs = _content(rule, rule_values), _content(span, span_values)
+    kept = _common_run(ours, theirs)
+    lost = [word for word in ours if word not in theirs]
+    added = [word for word in theirs if word not in ours]
+    if ours and kept >= _COPY_SHARE * len(ours) and lost and added:
+        return f"reads as the rule with {', '.join(repr(w) for w in lost)} replaced"
+    return None
+
+
+def _content(tokens: Sequence[str], values: Sequence[Value]) -> list[str]:
+    inside = {i for v in values for i in range(v.start, v.end)}
+    return [
+        stem(t)
+        for i, t in enumerate(tokens)
+        if i not in inside and t not in _STOPWORDS and t not in _BOUND_WORDS
+    ]
+
+
+def _common_run(left: Sequence[str], right: Sequence[str]) -> int:
+    """Return the length of the longest common subsequence of two word lists."""
+    row = [0] * (len(right) + 1)
+    for word in left:
+        previous = 0
+        for j, other in enumerate(right, start=1):
+            current = row[j]
+            row[j] = previous + 1 if word == other else max(row[j], row[j - 1])
+            previous = current
+    return row[-1]
 

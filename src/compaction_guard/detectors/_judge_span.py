@@ -289,10 +289,15 @@ def _lost_name(rule: str, span: Sequence[str]) -> str | None:
 
 
 def _edited_copy(
-    rule: Sequence[str], rule_values: Sequence[Value], span: Sequence[str], span_values: Sequence[Value],
+    rule: Sequence[str],
+    rule_values: Sequence[Value],
+    span: Sequence[str],
+    span_values: Sequence[Value],
 ) -> str | None:
-    """Refuse a copy of the rule with words swapped ("full backup" -> "snapshot"): the shape of a
-    mutation, which the lexical tier decides, not a restatement in other words."""
+    """Refuse a copy of the rule with words swapped ("full backup" -> "snapshot").
+
+    That is the shape of a mutation, which the lexical tier decides, not a restatement.
+    """
     ours, theirs = _content(rule, rule_values), _content(span, span_values)
     kept = _common_run(ours, theirs)
     lost = [word for word in ours if word not in theirs]

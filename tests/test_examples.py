@@ -11,6 +11,7 @@ NEEDS = {
     "integrations_langchain.py": "langchain",
     "integrations_openai_agents.py": "agents",
     "integrations_anthropic.py": "anthropic",
+    "integrations_deepagents.py": "deepagents",
 }
 
 

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Sequence
 
     from langchain.agents.middleware import ModelRequest, ModelResponse
+    from langchain.agents.middleware.types import ExtendedModelResponse
     from langgraph.runtime import Runtime
 
     from compaction_guard.guard import Guard
@@ -58,11 +59,15 @@ def guard_middleware(
     summarization_middleware: AgentMiddleware[Any, Any, Any],
     guard: Guard,
 ) -> GuardedSummarizationMiddleware:
-    """Wrap LangChain's `SummarizationMiddleware` so each compaction runs through `guard`.
+    """Wrap a summarization middleware so each compaction runs through `guard`.
 
-    Put the result where the original went, last in `middleware=[...]`, so its check runs
-    closest to the model. The guard's codec is wrapped in a `LangChainCodec` (every other
-    context shape still goes to the codec it had).
+    Takes LangChain's `SummarizationMiddleware` (it summarises in `before_model`) and
+    deepagents' (it summarises in `wrap_model_call`). Put the result where the original
+    went; it carries the original's `.name`, so `create_deep_agent` puts it in place of
+    its default summarisation rather than running both. Raises TypeError, naming the
+    hook, for middleware that implements a hook the guard cannot see through
+    (`after_model`, `wrap_tool_call`, ...). The guard's codec is wrapped in a
+    `LangChainCodec` (every other context shape still goes to the codec it had).
 
     ```python
     middleware = guard_middleware(SummarizationMiddleware(model=..., trigger=...), guard)
@@ -72,14 +77,34 @@ def guard_middleware(
     return GuardedSummarizationMiddleware(summarization_middleware, guard)
 
 
+# The hooks a wrapper can run the guard around; any other hook of the inner middleware
+# would change the conversation where the guard cannot see it.
+_WRAPPABLE = ("before_model", "abefore_model", "wrap_model_call", "awrap_model_call")
+_HOOKS = (
+    "before_agent", "abefore_agent", "before_model", "abefore_model", "after_model",
+    "aafter_model", "wrap_model_call", "awrap_model_call", "after_agent", "aafter_agent",
+    "wrap_tool_call", "awrap_tool_call",
+)
+# deepagents keeps its summary in this state key instead of rewriting state["messages"].
+_EVENT_KEY = "_summarization_event"
+
+
+def _overrides(middleware: object, hook: str) -> bool:
+    return getattr(type(middleware), hook, None) is not getattr(AgentMiddleware, hook, None)
+
+
 class GuardedSummarizationMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
     """The wrapped middleware: summaries pass through `Guard.compact` (mode `owned`).
 
     `before_model`/`abefore_model` run the inner middleware; a full-replacement update is
     diffed, classified, repaired and verified by the guard, and any other update shape
-    raises CodecError. `wrap_model_call`/`awrap_model_call` run `assert_present` on every
-    model call of a thread that holds a summary. An error from the summariser propagates
-    before anything is written, so the agent state stays as it was.
+    raises CodecError. When the inner middleware summarises in `wrap_model_call` (as
+    deepagents' does, recording a `_summarization_event` and leaving `state["messages"]`
+    alone), the request it passes on is checked the same way when it carries a new
+    summary, and given the block again on every later call, because its state never
+    holds the block. Every model call of a thread that holds a summary runs
+    `assert_present`. An error from the summariser propagates before anything is
+    written, so the agent state stays as it was.
     """
 
     def __init__(self, inner: AgentMiddleware[Any, Any, Any], guard: Guard) -> None:
@@ -88,17 +113,26 @@ class GuardedSummarizationMiddleware(AgentMiddleware[AgentState[Any], Any, Any])
                 f"guard_middleware wraps a LangChain AgentMiddleware such as "
                 f"SummarizationMiddleware, got {type(inner).__name__}",
             )
+        unseen = [hook for hook in _HOOKS if hook not in _WRAPPABLE and _overrides(inner, hook)]
+        if unseen:
+            raise TypeError(
+                f"guard_middleware cannot fully wrap {type(inner).__name__}: it implements "
+                f"{', '.join(unseen)}, where it would change the conversation out of the "
+                f"guard's sight (only {', '.join(_WRAPPABLE)} can be wrapped). Pass it in "
+                "middleware=[...] on its own, not through guard_middleware",
+            )
         super().__init__()
         self.inner = inner
         self.guard = guard
         self.state_schema = inner.state_schema
         self.tools = list(getattr(inner, "tools", ()))
         self.codec = LangChainCodec(fallback=guard.codec)
+        self._checked_summary: BaseMessage | None = None
 
     @property
     def name(self) -> str:
-        """`Guarded<inner name>`, so the graph's node names say what runs."""
-        return f"Guarded{self.inner.name}"
+        """The inner middleware's name: frameworks merge and replace middleware by name."""
+        return self.inner.name
 
     def before_model(
         self, state: AgentState[Any], runtime: Runtime[Any],
@@ -118,24 +152,66 @@ class GuardedSummarizationMiddleware(AgentMiddleware[AgentState[Any], Any, Any])
         self,
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
-    ) -> ModelResponse[Any]:
-        """Raise BlockIntegrityError if a summarised thread lost its block, else call the model."""
-        self._check(request.messages)
-        return handler(request)
+    ) -> ModelResponse[Any] | AIMessage | ExtendedModelResponse[Any]:
+        """Run the inner hook with the guard between it and the model.
+
+        Raises BlockIntegrityError if a summarised thread lost its block.
+        """
+        if not _overrides(self.inner, "wrap_model_call"):
+            self._check(request.messages)
+            return handler(request)
+        before = _effective(request)
+
+        def guarded(inner_request: ModelRequest[Any]) -> ModelResponse[Any]:
+            return handler(self._guard_request(before, inner_request))
+
+        return self.inner.wrap_model_call(request, guarded)
 
     async def awrap_model_call(
         self,
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
-    ) -> ModelResponse[Any]:
+    ) -> ModelResponse[Any] | AIMessage | ExtendedModelResponse[Any]:
         """Async `wrap_model_call`."""
-        self._check(request.messages)
-        return await handler(request)
+        if not _overrides(self.inner, "awrap_model_call"):
+            self._check(request.messages)
+            return await handler(request)
+        before = _effective(request)
+
+        async def guarded(inner_request: ModelRequest[Any]) -> ModelResponse[Any]:
+            return await handler(self._guard_request(before, inner_request))
+
+        return await self.inner.awrap_model_call(request, guarded)
 
     def _check(self, messages: Sequence[BaseMessage]) -> None:
         # A thread never summarised owes no block, so one guard can serve many threads.
         if any(_source(message) == _SUMMARY_SOURCE for message in messages):
             self.guard.assert_present(list(messages), codec=self.codec)
+
+    def _guard_request(
+        self, before: list[BaseMessage], request: ModelRequest[Any],
+    ) -> ModelRequest[Any]:
+        """Return the request the model gets: a new summary checked, the block in place."""
+        messages = list(request.messages)
+        summary = next((m for m in messages if _source(m) == _SUMMARY_SOURCE), None)
+        if summary is None or not self.guard.invariants():
+            self._check(messages)
+            return request
+        # The request carries the earlier summary when it has the same summary and as many
+        # messages as before it; a new summary stands for fewer. A retry of one call
+        # passes the same summary object again.
+        earlier = bool(before) and before[0] == summary and len(messages) == len(before)
+        if earlier or summary is self._checked_summary:
+            # An earlier summary: the inner state holds it without the block; place it again.
+            output: Any = self.codec.inject(messages, self.guard.reassertion_block())
+        else:
+            replay = functools.wraps(type(self.inner).wrap_model_call)(lambda _context: messages)
+            output = self.guard.compact(
+                before, replay, method=f"langchain.{self.inner.name}", codec=self.codec,
+            )
+            self._checked_summary = summary
+        self.guard.assert_present(output, codec=self.codec)
+        return request.override(messages=list(output))
 
     def _guarded(self, before: Sequence[BaseMessage], update: object) -> dict[str, Any] | None:
         if update is None:
@@ -147,6 +223,23 @@ class GuardedSummarizationMiddleware(AgentMiddleware[AgentState[Any], Any, Any])
             list(before), replay, method=f"langchain.{name}", codec=self.codec,
         )
         return {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *output]}
+
+
+def _effective(request: ModelRequest[Any]) -> list[BaseMessage]:
+    """Return the conversation the model would see before this call's summarisation.
+
+    deepagents applies its last `_summarization_event` to every request: the summary,
+    then the state's messages from the event's cutoff on.
+    """
+    messages: list[BaseMessage] = list(request.messages)
+    state = getattr(request, "state", None)
+    event = state.get(_EVENT_KEY) if isinstance(state, Mapping) else None
+    if not isinstance(event, Mapping):
+        return messages
+    summary, cutoff = event.get("summary_message"), event.get("cutoff_index")
+    if not isinstance(summary, BaseMessage) or not isinstance(cutoff, int):
+        return messages
+    return [summary, *messages[cutoff:]]
 
 
 def _replacement(update: object) -> list[BaseMessage]:

@@ -8,7 +8,7 @@ everything else as written. To show a new output in a page, write the directive 
 
 Directives, each alone on a line:
   <!-- include: PATH -->   the file's text (evidence/table.md, bench/results.md)
-  <!-- file: PATH -->      the file's text in a fenced block (an input file an example reads)
+  <!-- file: PATH -->      the file's text in a fenced block (an example, or a file it reads)
   <!-- output: PATH -->    a fenced block with what `python PATH` prints (run in a temp dir)
   <!-- command: ARGS -->   a fenced block: `$ compaction-guard ARGS`, what it prints (stdout,
                            then stderr) and, when it is not 0, its exit status; it runs in
@@ -55,7 +55,8 @@ def _command(args: str) -> str:
 def _expand(kind: str, argument: str) -> str:
     if kind in {"include", "file"}:
         text = (ROOT / argument).read_text(encoding="utf-8").rstrip("\n")
-        return text if kind == "include" else f"```\n{text}\n```"
+        fence = "```python" if argument.endswith(".py") else "```"
+        return text if kind == "include" else f"{fence}\n{text}\n```"
     if kind == "output":
         return _output(ROOT / argument)
     return _command(argument)

@@ -121,8 +121,12 @@ def fit_to_budget(
     report: CompactionReport,
     max_tokens: float,
     block_text: str,
+    *,
+    count_tokens: group_trim.CountTokens | None = None,
 ) -> tuple[Any, CompactionReport]:
     """Trim `output` group-safely to `max_tokens`, never dropping the block, head or newest turn.
+
+    `count_tokens` is the guard's counter (None: group_trim's estimate).
 
     Returns the trimmed context and the report with `fits`, `tokens_before`, `tokens_after`.
     """
@@ -144,7 +148,7 @@ def fit_to_budget(
     try:
         result = group_trim.compact(
             messages, max_tokens=max_tokens, keep_head=head, keep_tail=tail,
-            protect=lambda m: _holds_block(m, block_text),
+            protect=lambda m: _holds_block(m, block_text), count_tokens=count_tokens,
         )
     except ValueError as exc:
         raise CodecError(f"max_tokens trimming could not group this context: {exc}") from exc

@@ -22,6 +22,7 @@ from compaction_guard._policy import (
     verify_single_block,
 )
 from compaction_guard._registry import Registry
+from compaction_guard._token_counter import resolve_counter
 from compaction_guard.codec import AutoCodec, ContextCodec, Rendering
 from compaction_guard.detectors.base import DetectorChain
 from compaction_guard.errors import (
@@ -30,7 +31,6 @@ from compaction_guard.errors import (
 )
 from compaction_guard.invariant import (
     Invariant,
-    estimate_block_tokens,
 )
 from compaction_guard.report import BlockBudget, CompactionReport, Finding, Removal, excerpt
 from compaction_guard.taxonomy import Kind, Mode, Policy, Severity, Site
@@ -78,6 +78,9 @@ class Guard:
     ```
     Plain strings become BLOCK constraints. `detectors` replaces the default chain
     (lexical, then the embedding and NLI tiers when their extras and weights are here).
+    `count_tokens(message) -> int` is the one token counter: it sizes the block (called on
+    each block line, a str) and `compact(max_tokens=)` (each message); without it both use
+    their character estimates. `token_estimator` is its deprecated, block-only spelling.
     `receipts` is a JSONL path: every `compact()` then seals one hash-chained receipt;
     `receipt_key` (bytes, or an environment variable's name) makes its digests HMAC-SHA256.
     """
@@ -91,6 +94,7 @@ class Guard:
         codec: ContextCodec | None = None,
         fail_closed: bool = False,
         max_block_tokens: int = 1024,
+        count_tokens: Callable[[Any], int] | None = None,
         token_estimator: Callable[[str], int] | None = None,
         on_report: Callable[[CompactionReport], object] | None = None,
         receipts: str | os.PathLike[str] | None = None,
@@ -110,10 +114,8 @@ class Guard:
         self.receipts = receipts
         self._receipt_key = _resolve_receipt_key(receipt_key)
         self.last_report: CompactionReport | None = None
-        self._registry = Registry(
-            max_block_tokens=max_block_tokens,
-            estimate=token_estimator or estimate_block_tokens,
-        )
+        self.count_tokens, block_estimate = resolve_counter(count_tokens, token_estimator)
+        self._registry = Registry(max_block_tokens=max_block_tokens, estimate=block_estimate)
         self._issued = False
         self._removed: list[Removal] = []
         for item in invariants:
@@ -253,7 +255,10 @@ class Guard:
         draft = _replace(draft, repaired=True)
         # 6. Optional group-safe trim to a final budget; the block is never dropped.
         if max_tokens is not None:
-            output, draft = fit_to_budget(output, draft, max_tokens, self._registry.block_text())
+            output, draft = fit_to_budget(
+                output, draft, max_tokens, self._registry.block_text(),
+                count_tokens=self.count_tokens,
+            )
             self._verify_output(call.codec, output)
         # 7. Seal the receipt and 8. emit the report.
         self._finish(draft, call, output)

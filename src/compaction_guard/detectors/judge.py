@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from compaction_guard.invariant import Invariant
     from compaction_guard.view import Passage, SummaryView
 
-__all__ = ["JudgeDetector", "JudgeFn", "build_batch_prompt", "build_prompt"]
+__all__ = ["JudgeDetector", "JudgeFn", "build_batch_prompt", "build_prompt", "span_defect"]
 
 JudgeFn = Callable[[str], str]
 """A judge: takes the prompt built by `build_prompt` or `build_batch_prompt`, returns the reply."""

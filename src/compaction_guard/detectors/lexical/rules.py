@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from compaction_guard.anchors import is_identifier, values_equal
-from compaction_guard.detectors._lexical_align import align
-from compaction_guard.detectors._lexical_context import (
+from compaction_guard.detectors.lexical.align import align
+from compaction_guard.detectors.lexical.context import (
     MAX_GAP,
     STRONG_COVERAGE,
     TOPIC_COVERAGE,
@@ -25,17 +25,17 @@ from compaction_guard.detectors._lexical_context import (
     missing_values,
     names_core,
 )
-from compaction_guard.detectors._lexical_damage import hedge, lifted, modality_loss, polarity
-from compaction_guard.detectors._lexical_lexicon import GENERIC, RELATIONS, REPORTING, STOPWORDS
-from compaction_guard.detectors._lexical_modality import STRONG, Modality
-from compaction_guard.detectors._lexical_mutation import anchor_diff, changed_identifier
-from compaction_guard.detectors._lexical_text import canonical
+from compaction_guard.detectors.lexical.damage import hedge, lifted, modality_loss, polarity
+from compaction_guard.detectors.lexical.lexicon import GENERIC, RELATIONS, REPORTING, STOPWORDS
+from compaction_guard.detectors.lexical.modality import STRONG, Modality
+from compaction_guard.detectors.lexical.mutation import anchor_diff, changed_identifier
+from compaction_guard.detectors.lexical.text import canonical
 from compaction_guard.normalize import stem
 from compaction_guard.taxonomy import Kind, Site
 
 if TYPE_CHECKING:
-    from compaction_guard.detectors._lexical_align import Alignment, Part
-    from compaction_guard.detectors._lexical_text import Analysis
+    from compaction_guard.detectors.lexical.align import Alignment, Part
+    from compaction_guard.detectors.lexical.text import Analysis
 
 __all__ = ["STRONG_COVERAGE", "Reading", "Window", "evaluate"]
 

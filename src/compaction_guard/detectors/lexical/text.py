@@ -20,8 +20,8 @@ from compaction_guard.anchors import (
     rate_of,
     with_rate,
 )
-from compaction_guard.detectors._lexical_frame import TOPIC, Frame, find_frames, reframe
-from compaction_guard.detectors._lexical_lexicon import (
+from compaction_guard.detectors.lexical.frame import TOPIC, Frame, find_frames, reframe
+from compaction_guard.detectors.lexical.lexicon import (
     CONDITIONALS,
     LIGHT,
     MOTION,
@@ -29,8 +29,8 @@ from compaction_guard.detectors._lexical_lexicon import (
     STOPWORDS,
     concept,
 )
-from compaction_guard.detectors._lexical_marks import find_modality
-from compaction_guard.detectors._lexical_modality import Mark, Modality
+from compaction_guard.detectors.lexical.marks import find_modality
+from compaction_guard.detectors.lexical.modality import Mark, Modality
 from compaction_guard.normalize import stem, tokenize
 
 __all__ = ["BOUND", "ID", "Analysis", "analyse", "canonical", "join", "token_key"]

@@ -19,9 +19,9 @@ from compaction_guard.anchors import (
     is_identifier,
     is_soft_identifier,
 )
-from compaction_guard.detectors._lexical_frame import WISH
-from compaction_guard.detectors._lexical_index import key_weight, lookup_keys
-from compaction_guard.detectors._lexical_lexicon import (
+from compaction_guard.detectors.lexical.frame import WISH
+from compaction_guard.detectors.lexical.index import key_weight, lookup_keys
+from compaction_guard.detectors.lexical.lexicon import (
     GENERIC,
     READ_VERBS,
     RELATIONS,
@@ -29,8 +29,8 @@ from compaction_guard.detectors._lexical_lexicon import (
     WRITE_VERBS,
     concept,
 )
-from compaction_guard.detectors._lexical_modality import NEGATIVE, Mark, Modality
-from compaction_guard.detectors._lexical_text import ID, Analysis, analyse, token_key
+from compaction_guard.detectors.lexical.modality import NEGATIVE, Mark, Modality
+from compaction_guard.detectors.lexical.text import ID, Analysis, analyse, token_key
 from compaction_guard.normalize import (
     detection_form,
     fold_whitespace,

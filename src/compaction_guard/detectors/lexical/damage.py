@@ -1,7 +1,7 @@
 """The force rules, each reading one Context and returning a Reading or None.
 
 lifted and polarity decide contradicted; hedge and modality_loss decide weakened. The
-anchor_diff rule (mutated) lives in `_lexical_mutation`.
+anchor_diff rule (mutated) lives in `mutation`.
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING
 
-from compaction_guard.detectors._lexical_afterthought import POINTED, SCOPED
-from compaction_guard.detectors._lexical_context import (
+from compaction_guard.detectors.lexical.afterthought import POINTED, SCOPED
+from compaction_guard.detectors.lexical.context import (
     STRONG_COVERAGE,
     TOPIC_COVERAGE,
     Context,
@@ -19,16 +19,16 @@ from compaction_guard.detectors._lexical_context import (
     names_core,
     read_only_kept,
 )
-from compaction_guard.detectors._lexical_lexicon import WRITE_VERBS
-from compaction_guard.detectors._lexical_modality import NEGATIVE, STRONG, Modality
-from compaction_guard.detectors._lexical_mutation import restates
+from compaction_guard.detectors.lexical.lexicon import WRITE_VERBS
+from compaction_guard.detectors.lexical.modality import NEGATIVE, STRONG, Modality
+from compaction_guard.detectors.lexical.mutation import restates
 from compaction_guard.normalize import stem
 from compaction_guard.taxonomy import Kind
 
 if TYPE_CHECKING:
     from collections import Counter
 
-    from compaction_guard.detectors._lexical_align import Part
+    from compaction_guard.detectors.lexical.align import Part
 
 __all__ = ["hedge", "lifted", "modality_loss", "polarity"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from compaction_guard.anchors import VALUE_WORDS, is_numeric
-from compaction_guard.detectors._lexical_modality import (
+from compaction_guard.detectors.lexical.modality import (
     UPPER,
     Mark,
     Modality,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from compaction_guard.anchors import are_siblings, comparable, values_equal
-from compaction_guard.detectors._lexical_context import (
+from compaction_guard.detectors.lexical.context import (
     MAX_GAP,
     STRONG_COVERAGE,
     Context,
@@ -17,12 +17,12 @@ from compaction_guard.detectors._lexical_context import (
     is_name,
     names_in,
 )
-from compaction_guard.detectors._lexical_lexicon import RELATIONS, STOPWORDS
+from compaction_guard.detectors.lexical.lexicon import RELATIONS, STOPWORDS
 from compaction_guard.taxonomy import Kind
 
 if TYPE_CHECKING:
     from compaction_guard.anchors import Value
-    from compaction_guard.detectors._lexical_text import Analysis
+    from compaction_guard.detectors.lexical.text import Analysis
 
 __all__ = ["anchor_diff", "changed_identifier", "restates"]
 

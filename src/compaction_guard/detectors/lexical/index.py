@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from compaction_guard.anchors import identifier_parts, is_identifier, is_soft_identifier
-from compaction_guard.detectors._lexical_text import BOUND, ID, Analysis, analyse, token_key
+from compaction_guard.detectors.lexical.text import BOUND, ID, Analysis, analyse, token_key
 from compaction_guard.normalize import (
     detection_form,
     fold_whitespace,

@@ -19,8 +19,8 @@ from compaction_guard.anchors import (
     is_soft_identifier,
     values_equal,
 )
-from compaction_guard.detectors._lexical_align import region_marks
-from compaction_guard.detectors._lexical_lexicon import (
+from compaction_guard.detectors.lexical.align import region_marks
+from compaction_guard.detectors.lexical.lexicon import (
     ANTONYMS,
     GENERIC,
     ONLY_WORDS,
@@ -29,8 +29,8 @@ from compaction_guard.detectors._lexical_lexicon import (
     SUBORDINATORS,
     WRITE_VERBS,
 )
-from compaction_guard.detectors._lexical_modality import NEGATIVE, STRONG, Mark, Modality
-from compaction_guard.detectors._lexical_restate import (
+from compaction_guard.detectors.lexical.modality import NEGATIVE, STRONG, Mark, Modality
+from compaction_guard.detectors.lexical.restate import (
     GATES,
     TRIGGERS,
     added_condition,
@@ -46,8 +46,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from compaction_guard.anchors import Value
-    from compaction_guard.detectors._lexical_align import Alignment, Part
-    from compaction_guard.detectors._lexical_text import Analysis
+    from compaction_guard.detectors.lexical.align import Alignment, Part
+    from compaction_guard.detectors.lexical.text import Analysis
     from compaction_guard.taxonomy import Kind, Site
 
 __all__ = [
@@ -253,11 +253,11 @@ class Context:
 
     @functools.cached_property
     def afterthoughts(self) -> list[tuple[Counter[Modality], str]]:
-        """Referring clauses around the window (see `_lexical_afterthought`)."""
+        """Referring clauses around the window (see `afterthought`)."""
         # Imported here: that module reads Context, so it cannot be imported at the top.
-        from compaction_guard.detectors import _lexical_afterthought  # noqa: PLC0415
+        from compaction_guard.detectors.lexical import afterthought  # noqa: PLC0415
 
-        return _lexical_afterthought.afterthoughts(self)
+        return afterthought.afterthoughts(self)
 
     def reading(self, kind: Kind | None, rule: str, **extra: Any) -> Reading:
         evidence = {

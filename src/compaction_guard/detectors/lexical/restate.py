@@ -10,14 +10,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from compaction_guard.anchors import is_soft_identifier
-from compaction_guard.detectors._lexical_lexicon import CONDITIONALS, GENERIC, ONLY_WORDS
-from compaction_guard.detectors._lexical_modality import NEGATIVE, STRONG, Modality
+from compaction_guard.detectors.lexical.lexicon import CONDITIONALS, GENERIC, ONLY_WORDS
+from compaction_guard.detectors.lexical.modality import NEGATIVE, STRONG, Modality
 from compaction_guard.normalize import stem
 
 if TYPE_CHECKING:
-    from compaction_guard.detectors._lexical_align import Alignment, Part
-    from compaction_guard.detectors._lexical_context import Context
-    from compaction_guard.detectors._lexical_text import Analysis
+    from compaction_guard.detectors.lexical.align import Alignment, Part
+    from compaction_guard.detectors.lexical.context import Context
+    from compaction_guard.detectors.lexical.text import Analysis
 
 __all__ = [
     "GATES",

@@ -9,14 +9,14 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from compaction_guard.detectors._lexical_frame import WISH
-from compaction_guard.detectors._lexical_lexicon import ANAPHORS, GENERIC, ONLY_WORDS, RULE_NOUNS
-from compaction_guard.detectors._lexical_modality import Modality
+from compaction_guard.detectors.lexical.frame import WISH
+from compaction_guard.detectors.lexical.lexicon import ANAPHORS, GENERIC, ONLY_WORDS, RULE_NOUNS
+from compaction_guard.detectors.lexical.modality import Modality
 from compaction_guard.normalize import stem
 
 if TYPE_CHECKING:
-    from compaction_guard.detectors._lexical_context import Context
-    from compaction_guard.detectors._lexical_text import Analysis
+    from compaction_guard.detectors.lexical.context import Context
+    from compaction_guard.detectors.lexical.text import Analysis
 
 __all__ = ["POINTED", "SCOPED", "afterthoughts"]
 

@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from compaction_guard.detectors._lexical_lexicon import RELATIONS, STOPWORDS
-from compaction_guard.detectors._lexical_modality import Mark, Modality
+from compaction_guard.detectors.lexical.lexicon import RELATIONS, STOPWORDS
+from compaction_guard.detectors.lexical.modality import Mark, Modality
 from compaction_guard.normalize import tokenize
 
 if TYPE_CHECKING:

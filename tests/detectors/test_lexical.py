@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from compaction_guard.detectors import Abstain, Detector, DetectorChain, LayerVerdict
-from compaction_guard.detectors.lexical.index import FULL_INDEX_LIMIT
 from compaction_guard.detectors.lexical import LexicalDetector
+from compaction_guard.detectors.lexical.index import FULL_INDEX_LIMIT
 from compaction_guard.invariant import Invariant, invariant_id
 from compaction_guard.taxonomy import CERTIFYING_KINDS, Kind, Site
 from compaction_guard.view import Passage, SummaryView

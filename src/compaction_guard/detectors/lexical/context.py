@@ -119,6 +119,8 @@ class Reading:
 
 @dataclass
 class Context:
+    """The facts about one part in one window that every rule reads."""
+
     part: Part
     window: Window
     al: Alignment
@@ -130,6 +132,7 @@ class Context:
 
     @property
     def win(self) -> Analysis:
+        """The window's analysis."""
         return self.window.analysis
 
     @functools.cached_property
@@ -260,6 +263,7 @@ class Context:
         return afterthought.afterthoughts(self)
 
     def reading(self, kind: Kind | None, rule: str, **extra: Any) -> Reading:
+        """Return a Reading of this window with the standard evidence fields."""
         evidence = {
             "site": self.window.site.value,
             "sentence": self.win.text,
@@ -279,6 +283,7 @@ class Context:
 
 
 def build_context(part: Part, window: Window, al: Alignment) -> Context:
+    """Collect the window's force words in the part's region and apply the restatements."""
     win = window.analysis
     marks = region_marks(win, al)
     tokens = [i for i, clause in enumerate(win.clauses) if clause in al.region]
@@ -361,12 +366,14 @@ def force_kept(ctx: Context) -> int:
 
 
 def has_sibling(part: Part, al: Alignment, window: Analysis) -> bool:
+    """Tell whether the window names a sibling of an unmatched identifier of the part."""
     names = [part.analysis.tokens[i] for i in part.names if i not in al.matches]
     found = names_in(window.tokens) if names else ()
     return any(are_siblings(name, other) for name in names for _, other in found)
 
 
 def lost_modality(ctx: Context) -> list[str]:
+    """Return the force words of the part that the window does not carry."""
     part, w = ctx.part.classes, ctx.w_classes
     lost = []
     if any(part[m] for m in STRONG) and not any(w[m] for m in STRONG):
@@ -394,6 +401,7 @@ def only_by_negation(ctx: Context) -> bool:
 
 
 def read_only_kept(ctx: Context) -> bool:
+    """Tell whether the window keeps a read-only restriction in any of its wordings."""
     if ctx.w_classes[_M.READONLY]:
         return True
     if ctx.w_parity == 1 and ctx.region_stems & WRITE_VERBS:
@@ -402,6 +410,7 @@ def read_only_kept(ctx: Context) -> bool:
 
 
 def missing_values(ctx: Context) -> list[Value]:
+    """Return the part's values that no value of the region equals."""
     return [
         v
         for v in ctx.part.analysis.values
@@ -410,6 +419,7 @@ def missing_values(ctx: Context) -> list[Value]:
 
 
 def extra_values(ctx: Context) -> list[Value]:
+    """Return the region's values that equal none of the part's."""
     return [
         found
         for found in ctx.region_values
@@ -425,14 +435,17 @@ def names_core(ctx: Context) -> bool:
 
 @functools.lru_cache(maxsize=16384)
 def names_in(tokens: tuple[str, ...]) -> tuple[tuple[int, str], ...]:
+    """Return the positions and tokens of the names in `tokens`."""
     return tuple((i, token) for i, token in enumerate(tokens) if is_name(token))
 
 
 def is_name(token: str) -> bool:
+    """Tell whether a token is an identifier, strict or soft."""
     return is_identifier(token) or is_soft_identifier(token)
 
 
 def modality_evidence(ctx: Context) -> dict[str, list[str]]:
+    """Return the force classes of the part and of the window, for evidence."""
     return {
         "constraint": sorted(m.value for m in ctx.part.classes),
         "found": sorted(m.value for m in ctx.w_classes),

@@ -11,11 +11,11 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from compaction_guard.detectors.base import Abstain, Detector, LayerVerdict
 from compaction_guard.detectors.lexical.align import Part, parts_of
 from compaction_guard.detectors.lexical.index import ViewIndex
 from compaction_guard.detectors.lexical.rules import STRONG_COVERAGE, Reading, Window, evaluate
 from compaction_guard.detectors.lexical.text import join
-from compaction_guard.detectors.base import Abstain, Detector, LayerVerdict
 from compaction_guard.taxonomy import CERTIFYING_KINDS, Kind, Site, severity_rank
 
 if TYPE_CHECKING:

@@ -111,6 +111,7 @@ def negated_other_bound(ctx: Context) -> bool:
 
 
 def added_condition(part: Part, win: Analysis, al: Alignment) -> bool:
+    """Tell whether a leading conditional clause sets a condition the part does not have."""
     lead = win.clauses[0] if win.tokens else -1
     if lead not in al.region or lead in al.topic_clauses or win.mark_at[0] >= 0:
         return False
@@ -122,6 +123,7 @@ def added_condition(part: Part, win: Analysis, al: Alignment) -> bool:
 def swaps(
     ctx: Context, table: dict[str, frozenset[str]], *, skip_bounds: bool = False
 ) -> list[str]:
+    """Return the words of the part whose opposite (from `table`) the region holds."""
     part = ctx.part.analysis
     found: list[str] = []
     candidates = [(i, t, stem(t)) for i, t in enumerate(part.tokens) if stem(t) in table]

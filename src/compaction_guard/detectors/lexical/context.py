@@ -115,6 +115,8 @@ class Reading:
     signs: bool = False
     evidence: dict[str, Any] = field(default_factory=dict)
     hint: Kind | None = None
+    sids: tuple[int, ...] = ()
+    span: tuple[int, int] | None = None
 
 
 @dataclass

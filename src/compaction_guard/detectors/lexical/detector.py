@@ -16,6 +16,7 @@ from compaction_guard.detectors.lexical.align import Part, parts_of
 from compaction_guard.detectors.lexical.index import ViewIndex
 from compaction_guard.detectors.lexical.rules import STRONG_COVERAGE, Reading, Window, evaluate
 from compaction_guard.detectors.lexical.text import join
+from compaction_guard.detectors.lexical.world import Departure, closed_world
 from compaction_guard.taxonomy import CERTIFYING_KINDS, Kind, Site, severity_rank
 
 if TYPE_CHECKING:
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
 
 __all__ = ["LexicalDetector"]
 
-_MAX_WINDOWS = 16
 _HINT_RULES = {Kind.CONTRADICTED: "polarity", Kind.WEAKENED: "hedge"}
 _AFTER = 2
 
@@ -47,7 +47,7 @@ class LexicalDetector(Detector):
         """Classify `invariant` against `view`; see the module docstring for the rules."""
         index = self._index(view)
         outcomes = [_judge_part(part, index) for part in parts_of(invariant.text)]
-        return _conclude(outcomes, carried=invariant.id in view.carried)
+        return _conclude(outcomes, index, carried=invariant.id in view.carried)
 
     def _index(self, view: SummaryView) -> ViewIndex:
         # One index per view: the guard asks about every constraint against the same view.
@@ -148,14 +148,8 @@ def _judge_part(part: Part, index: ViewIndex) -> _Outcome:
     # A part whose words all share one synonym group can only share one word with anything.
     need = max(1, min(2, part.offered))
     shared = index.candidates(part.lookup, part.probes)
-    chosen = [sid for sid, score in shared.items() if score >= need]
-    if len(chosen) > _MAX_WINDOWS:
-        # Summary sentences first (that is where the compactor wrote), then best scores.
-        chosen.sort(
-            key=lambda sid: (index.sentences[sid].site is not Site.SUMMARY, -shared[sid], sid)
-        )
-        chosen = chosen[:_MAX_WINDOWS]
-    chosen.sort()
+    # Every sentence on the topic is read: no cap (closed-world certification).
+    chosen = sorted(sid for sid, score in shared.items() if score >= need)
     singles = {sid: _read(part, index, (sid,)) for sid in chosen}
     outcome.readings.extend(r for r in singles.values() if r is not None)
     for sid, reading in singles.items():
@@ -209,11 +203,15 @@ def _read(part: Part, index: ViewIndex, sids: tuple[int, ...]) -> Reading | None
         surroundings=surroundings,
     )
     reading = evaluate(part, window)
+    if reading is not None:
+        reading = dataclasses.replace(reading, sids=sids)
     index.memo[memo_key] = reading
     return reading
 
 
-def _conclude(outcomes: list[_Outcome], *, carried: bool) -> LayerVerdict | Abstain:
+def _conclude(  # noqa: PLR0911 (one return per verdict of the precedence table)
+    outcomes: list[_Outcome], index: ViewIndex, *, carried: bool
+) -> LayerVerdict | Abstain:
     damages = [o.damage for o in outcomes if o.damage is not None]
     if not damages and (carried or any(o.certified for o in outcomes)):
         # The summary restates the rule loosely with another force while a copy survives
@@ -223,7 +221,10 @@ def _conclude(outcomes: list[_Outcome], *, carried: bool) -> LayerVerdict | Abst
     if damages:
         return _damage_verdict(_worst(damages))  # type: ignore[arg-type]
     if all(o.certified for o in outcomes) and not any(o.unsettled for o in outcomes):
-        return _certified_verdict(outcomes, carried=carried)
+        departed = _departure(outcomes, index)
+        if departed is None:
+            return _certified_verdict(outcomes, carried=carried)
+        return _departure_verdict(departed)
     inferred = [o.absence for o in outcomes if not o.certified and o.absence is not None]
     if inferred:
         return _damage_verdict(_worst(inferred))  # type: ignore[arg-type]
@@ -248,8 +249,28 @@ def _conclude(outcomes: list[_Outcome], *, carried: bool) -> LayerVerdict | Abst
         )
     forbid = CERTIFYING_KINDS if signs else frozenset()
     reason = "the topic survives but not every value and modality could be matched"
-    evidence = {"traces": [r.evidence for o in outcomes for r in o.readings[:3]]}
+    evidence = {
+        "traces": [r.evidence for o in outcomes for r in o.readings[:3]],
+        "closed_world": "departure" if signs else "clean",
+    }
     return Abstain(reason, forbid=forbid, evidence=evidence)
+
+
+def _departure(outcomes: list[_Outcome], index: ViewIndex) -> Departure | None:
+    """Return the first departure from any part in the closed world, or None."""
+    for outcome in outcomes:
+        found = closed_world(outcome.part, index, outcome.certified)
+        if found is not None:
+            return found
+    return None
+
+
+def _departure_verdict(found: Departure) -> LayerVerdict | Abstain:
+    evidence = {"why": found.why, "sentence": found.sentence, "closed_world": "departure"}
+    if found.kind is None:
+        reason = f"a statement on the topic could not be accounted for: {found.why}"
+        return Abstain(reason, forbid=CERTIFYING_KINDS, evidence=evidence | {"rule": found.rule})
+    return LayerVerdict(kind=found.kind, rule=found.rule, evidence=evidence)
 
 
 def _damage_verdict(reading: Reading) -> LayerVerdict:

@@ -59,6 +59,8 @@ class Sentence:
     tool: bool
     keys: frozenset[str]
     analysis: Analysis | None = None
+    line: int = -1
+    lead: str = ""
 
     def analysed(self) -> Analysis:
         """Return (and keep) the full analysis of this sentence."""
@@ -156,6 +158,7 @@ class ViewIndex:
         self.sentences: list[Sentence] = []
         self.memo: dict[object, object] = {}
         self._postings: dict[str, list[int]] = {}
+        self._lines: dict[tuple[Site, int, int], int] = {}
         self._next: dict[int, int] = {}
         self._previous: dict[int, int] = {}
         self._probe_areas: list[_ProbeArea] = []
@@ -176,6 +179,11 @@ class ViewIndex:
             cased = passage.text if len(passage.text) == len(folded) else None
             for start, end in sentence_spans(folded, cased):
                 sid = self._add(folded[start:end], site, passage.tool)
+                line_start = folded.rfind("\n", 0, start) + 1
+                self.sentences[sid].line = self._lines.setdefault(
+                    (site, passage.message, line_start), len(self._lines)
+                )
+                self.sentences[sid].lead = _lead(folded[line_start:start])
                 if previous >= 0:
                     self._next[previous] = sid
                     self._previous[sid] = previous
@@ -236,6 +244,30 @@ class ViewIndex:
                 return current
         return None
 
+    def heading_over(self, sid: int) -> int | None:
+        """Return the heading that governs `sid`: a markdown heading or a label line above it.
+
+        A markdown heading ("## Superseded") governs everything up to the next heading, so
+        the walk back has no limit; a label ending in a colon governs the list right under it.
+        """
+        current = sid
+        steps = 0
+        while True:
+            current = self._previous.get(current, -1)
+            if current < 0:
+                return None
+            steps += 1
+            sentence = self.sentences[current]
+            if sentence.lead.startswith("#"):
+                return current
+            if steps <= _HEADING_REACH and sentence.text.endswith(":") and sentence.lead != "|":
+                return current
+
+    def same_line(self, sid: int, other: int) -> bool:
+        """Tell whether two sentences sit on one line (a table row, a bullet with two sentences)."""
+        first, second = self.sentences[sid], self.sentences[other]
+        return first.line >= 0 and first.line == second.line
+
     def _probe(self, area: _ProbeArea, probes: Sequence[str]) -> set[int]:
         found: set[int] = set()
         used = 0
@@ -283,6 +315,14 @@ class ViewIndex:
             self._at[place] = sid
             self._place[sid] = place
         return sid
+
+
+def _lead(prefix: str) -> str:
+    """Return the line marker before a sentence ("#", "-", "|") or "" when it starts mid-line."""
+    stripped = prefix.strip()
+    if stripped and any(ch.isalnum() for ch in stripped):
+        return ""
+    return stripped[:1] if stripped else ""
 
 
 def _probe_area(number: int, site: Site, passages: Sequence[Passage]) -> _ProbeArea:

@@ -7,6 +7,7 @@ the absence rules. Every rule returns a Reading with the evidence that decided i
 
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING, Any
 
 from compaction_guard.anchors import is_identifier, values_equal
@@ -27,7 +28,7 @@ from compaction_guard.detectors.lexical.context import (
 )
 from compaction_guard.detectors.lexical.damage import hedge, lifted, modality_loss, polarity
 from compaction_guard.detectors.lexical.lexicon import GENERIC, RELATIONS, REPORTING, STOPWORDS
-from compaction_guard.detectors.lexical.modality import STRONG, Modality
+from compaction_guard.detectors.lexical.modality import NEGATIVE, STRONG, Modality
 from compaction_guard.detectors.lexical.mutation import anchor_diff, changed_identifier
 from compaction_guard.detectors.lexical.text import canonical
 from compaction_guard.normalize import stem
@@ -93,7 +94,7 @@ def _verbatim(ctx: Context) -> Reading | None:
     for start in range(len(tokens) - width + 1):
         if tokens[start] == wanted[0] and tokens[start : start + width] == wanted:
             if _clean(ctx, (start, start + width)) is None:
-                return _certified(ctx, Kind.PRESERVED, "verbatim")
+                return _certified(ctx, Kind.PRESERVED, "verbatim", (start, start + width))
             return None
     return None
 
@@ -114,7 +115,7 @@ def _near_verbatim(ctx: Context) -> Reading | None:
         if stop is not None:
             span = (found[start][1], found[stop - 1][2])
             if _clean(ctx, span) is None:
-                return _certified(ctx, Kind.PRESERVED, "near_verbatim")
+                return _certified(ctx, Kind.PRESERVED, "near_verbatim", span)
             return None
     return None
 
@@ -145,19 +146,31 @@ def _paraphrase(ctx: Context) -> Reading | None:
         return None
     if ctx.lost or not _order_kept(ctx) or _clean(ctx, None) is not None:
         return None
-    return _certified(ctx, Kind.PARAPHRASED, "paraphrase")
+    positions = sorted(ctx.al.matches.values())
+    return _certified(ctx, Kind.PARAPHRASED, "paraphrase", (positions[0], positions[-1] + 1))
 
 
-def _certified(ctx: Context, kind: Kind, rule: str) -> Reading:
+def _certified(ctx: Context, kind: Kind, rule: str, span: tuple[int, int]) -> Reading:
     values = [v.surface for v in ctx.part.analysis.values]
     ids = [t for t in ctx.part.analysis.tokens if is_name(t)]
     evidence = {"anchors": {"values": values, "identifiers": ids}}
-    return ctx.reading(kind, rule, strong=True, evidence=evidence)
+    return ctx.reading(kind, rule, strong=True, evidence=evidence, span=span)
 
 
 def _clean(ctx: Context, span: tuple[int, int] | None) -> str | None:
     """Return why the window cannot certify the part, or None when it can."""
-    for check in (_force_differs, _values_differ, _extra_content, _qualifier_follows):
+    for check in (
+        _force_differs,
+        _values_differ,
+        _unit_dropped,
+        _slots_swapped,
+        _scope_moved,
+        _prefix_negated,
+        _keyword_swapped,
+        _generic_lost,
+        _extra_content,
+        _qualifier_follows,
+    ):
         why = check(ctx, span)
         if why is not None:
             return why
@@ -181,6 +194,126 @@ def _force_differs(ctx: Context, _span: tuple[int, int] | None) -> str | None:
 
 def _values_differ(ctx: Context, _span: tuple[int, int] | None) -> str | None:
     return "values differ" if missing_values(ctx) or extra_values(ctx) else None
+
+
+def _unit_dropped(ctx: Context, _span: tuple[int, int] | None) -> str | None:
+    """Name a value whose unit or currency was dropped ("500" for "$500")."""
+    for value in ctx.part.analysis.values:
+        found = [f for f in ctx.region_values if values_equal(value, f)]
+        if value.kind != "number" and found and all(f.kind == "number" for f in found):
+            return f"the unit of {value.surface} was dropped"
+    return None
+
+
+def _slots_swapped(ctx: Context, _span: tuple[int, int] | None) -> str | None:
+    """Values and names keep their slots: "below 0.1% ... 5%" is not "5% ... below 0.1%".
+
+    Two values of one dimension (or two identifiers) that come in the other order
+    certify only when each keeps the word before it.
+    """
+    part = ctx.part.analysis
+    pairs: list[tuple[int, int, str]] = []
+    for value in part.values:
+        found = [f for f in ctx.region_values if values_equal(value, f)]
+        if len(found) == 1:
+            pairs.append((value.start, found[0].start, f"{value.kind}:{value.dimension}"))
+    pairs += [(i, p, "id") for i, p in ctx.al.matches.items() if is_identifier(part.tokens[i])]
+    pairs.sort()
+    for (a, wa, ka), (b, wb, kb) in itertools.combinations(pairs, 2):
+        if wa < wb or ka != kb:
+            continue
+        own = _before(part.tokens, a) == _before(ctx.win.tokens, wa) and _before(
+            part.tokens, b
+        ) == _before(ctx.win.tokens, wb)
+        if not own or _before(part.tokens, a) == _before(part.tokens, b):
+            return f"{part.tokens[a]!r} and {part.tokens[b]!r} changed places"
+    return None
+
+
+def _before(tokens: tuple[str, ...], index: int) -> str:
+    return tokens[index - 1] if index > 0 else ""
+
+
+def _scope_moved(ctx: Context, _span: tuple[int, int] | None) -> str | None:
+    """Name a word moved into or out of a contrast ("kilometres, not miles")."""
+    part, win = ctx.part.analysis, ctx.win
+    if not _contrasts(part):
+        return None
+    into = out = False
+    for index, position in ctx.al.matches.items():
+        before, after = _contrasted(part, index), _contrasted(win, position)
+        into = into or (after and not before)
+        out = out or (before and not after)
+    return "a word moved across a contrast" if into and out else None
+
+
+def _contrasts(analysis: Analysis) -> list[int]:
+    """Return the clauses a negation opens after another clause: ", not Y", ", never in B"."""
+    opened = []
+    for mark in analysis.marks:
+        clause = analysis.clauses[mark.start]
+        first = analysis.clauses.index(clause)
+        if mark.modality in NEGATIVE and first == mark.start and clause != analysis.clauses[0]:
+            opened.append(clause)
+    return opened
+
+
+def _contrasted(analysis: Analysis, index: int) -> bool:
+    return analysis.clauses[index] in _contrasts(analysis)
+
+
+_NEGATING_PREFIXES = frozenset({"non", "un", "anti", "not", "no", "in", "dis"})
+
+
+def _prefix_negated(ctx: Context, _span: tuple[int, int] | None) -> str | None:
+    """Name a negating prefix the rule's word does not have ("non-Canadian")."""
+    words = {stem(t) for t in ctx.part.analysis.tokens}
+    for index in ctx.region_tokens:
+        token = ctx.win.tokens[index]
+        head, _, rest = token.partition("-")
+        prefixed = rest and head in _NEGATING_PREFIXES and stem(rest) in words
+        if prefixed and token not in ctx.part.analysis.tokens:
+            return f"negating prefix in {token!r}"
+    return None
+
+
+# SQL statements share a synonym group with plain verbs, but DELETE is not DROP.
+_SQL = frozenset({"select", "insert", "update", "delete", "drop", "truncate", "alter", "create"})
+
+
+def _keyword_swapped(ctx: Context, _span: tuple[int, int] | None) -> str | None:
+    """One SQL statement aligned with another ("DROP" for "DELETE") is a different act."""
+    part, win = ctx.part.analysis, ctx.win
+    for index, position in ctx.al.matches.items():
+        said, found = part.tokens[index], win.tokens[position]
+        if said in _SQL and found in _SQL and said != found:
+            return f"{found!r} for {said!r}"
+    return None
+
+
+def _generic_lost(ctx: Context, _span: tuple[int, int] | None) -> str | None:
+    """Name a generic noun of the rule that is a list item ("age, ...") or was replaced.
+
+    "Shared repos" for "shared branches": a generic word the rule does not have stands
+    where the rule's own is missing.
+    """
+    part = ctx.part.analysis
+    lost = [i for i in ctx.part.content if part.keys[i] in GENERIC and i not in ctx.al.matches]
+    if not lost:
+        return None
+    replaced = any(
+        ctx.win.keys[i] in GENERIC and ctx.win.keys[i] not in ctx.part.family
+        for i in ctx.region_tokens
+    )
+    for index in lost:
+        near = [j for j in (index - 1, index + 1) if 0 <= j < len(part.tokens)]
+        # A list item: next to "or"/"and", or right before a comma that ends its clause.
+        listed = any(part.tokens[j] in {"or", "and", "nor"} for j in near) or (
+            index + 1 < len(part.tokens) and part.clauses[index + 1] != part.clauses[index]
+        )
+        if listed or replaced:
+            return f"{part.tokens[index]!r} is missing"
+    return None
 
 
 def _extra_content(ctx: Context, span: tuple[int, int] | None) -> str | None:

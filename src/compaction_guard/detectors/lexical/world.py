@@ -1,0 +1,713 @@
+"""The closed world: every other statement on a constraint's topic, read before certifying.
+
+A restatement certifies only when nothing around it departs from it: no later change,
+lift, permission against it, exception, narrowed scope or new value bound to the rule's
+own subject, and no heading, attribution or tense that suspends the copy. See
+docs/DESIGN.md, "Closed-world certification" (promise 6a).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from compaction_guard.anchors import comparable, extract_values, values_equal
+from compaction_guard.detectors.lexical.index import lookup_keys
+from compaction_guard.detectors.lexical.lexicon import GENERIC, RULE_NOUNS
+from compaction_guard.detectors.lexical.modality import NEGATIVE
+from compaction_guard.detectors.lexical.text import join
+from compaction_guard.normalize import stem
+from compaction_guard.taxonomy import Kind
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from compaction_guard.anchors import Value
+    from compaction_guard.detectors.lexical.align import Part
+    from compaction_guard.detectors.lexical.context import Reading
+    from compaction_guard.detectors.lexical.index import ViewIndex
+    from compaction_guard.detectors.lexical.text import Analysis
+
+__all__ = ["Departure", "Statement", "departure_in_clause", "framing", "residue_departure"]
+
+
+@dataclass(frozen=True, slots=True)
+class Departure:
+    """A statement that departs from the rule; `kind` None when the tier cannot name it."""
+
+    kind: Kind | None
+    rule: str
+    why: str
+    sentence: str
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """Tokens of one sentence (or the rest of one) that may speak about the rule.
+
+    `attached` is True when it sits right after a mention of the rule (the next sentence,
+    the rest of the copy's own sentence, a cell of the copy's table row), so a bare
+    anaphor or an implicit subject refers to the rule.
+    """
+
+    tokens: tuple[str, ...]
+    values: tuple[Value, ...]
+    text: str
+    attached: bool
+    implicit: bool = False
+    clauses: tuple[int, ...] = ()
+
+
+def _phrases(text: str) -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(p.split()) for p in text.strip().split("\n") if p.strip())
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# Words that end or suspend a rule when their subject is the rule (an anaphor, a rule noun).
+_LIFT = _words(
+    """
+    lifted lift lifts waived waive waives waiver suspended suspend suspends paused pause
+    rescinded rescind revoked revoke retired retire abolished scrapped scrap cancelled
+    canceled cancel dropped removed relaxed overridden superseded obsolete expired lapsed
+    void voided ended gone withdrawn repealed disabled deactivated ignore ignored disregard
+    disregarded
+    """,
+)
+_LIFT_PHRASES = _phrases(
+    """
+    no longer
+    on hold
+    is off
+    are off
+    was off
+    now off
+    off the table
+    not apply
+    n't apply
+    not applies
+    not in force
+    not enforced
+    not to worry
+    not a concern
+    not matter
+    n't matter
+    not binding
+    not required
+    not needed
+    """,
+)
+# Words that change the rule's value when their subject is the rule or its head noun.
+# Past forms only: "change", "update" and "cut" are nouns as often as verbs.
+_CHANGE = _words(
+    """
+    raised increased bumped doubled tripled quadrupled halved lowered reduced changed
+    updated revised adjusted extended shortened moved upped tightened loosened widened
+    narrowed expanded
+    """,
+)
+_RELATIVE = _words("doubled tripled quadrupled halved")
+# Words that permit something; with an act against the rule they reverse it.
+_PERMIT = _words("fine ok okay acceptable allowed permitted tolerated free can may approved")
+_AGAINST = _words(
+    """
+    exceed exceeding exceeded exceeds overrun overspend overspending surpass surpassing
+    break breaking violate violating skip skipping skipped bypass bypassing bypassed
+    circumvent circumventing override overriding ignore ignoring
+    """,
+)
+_AGAINST_PHRASES = _phrases(
+    """
+    go over
+    going over
+    went over
+    work around
+    go above
+    going above
+    go beyond
+    going beyond
+    """,
+)
+_EXCEPT = _words("except exception exceptions excluding exempt exempted carve-out")
+_EXCEPT_PHRASES = _phrases(
+    """
+    other than
+    apart from
+    aside from
+    save for
+    """,
+)
+_SCOPE_PHRASES = _phrases(
+    """
+    applies only
+    only applies
+    only applied
+    only for
+    just for
+    was only
+    is only for
+    only to
+    only covers
+    only covered
+    only during
+    only in
+    """,
+)
+_SUPERSEDE_PHRASES = _phrases(
+    """
+    was before
+    that was before
+    used to
+    no longer
+    until recently
+    back then
+    in the past
+    was replaced
+    been replaced
+    replaced by
+    """,
+)
+_SUPERSEDE = _words("previously initially originally formerly")
+# A clause about a measurement: a value there reports the world, not the rule.
+_STATE = _words(
+    """
+    spent spend spending used usage consumed remaining left total totals totalling
+    totaling currently reached hit costs cost paid billed measured observed actual average
+    peak peaked utilisation utilization sits sitting came tracking logged recorded so
+    """,
+)
+_HYPOTHETICAL = _words("if should would could might whether suppose supposing proposed")
+_NEGATORS = _words("not never no n't without")
+_SCOPERS = _words("for when if during unless while on")
+_COPULA = _words("is are was were be now set at of to = :")
+_REACH = 6
+_DISOWN_HEADING = _words(
+    """
+    superseded obsolete deprecated outdated retired rejected revoked rescinded lifted
+    dropped removed void withdrawn ignore ignored old legacy former previous historical
+    archived draft proposed expired
+    """,
+)
+_SOFT_HEADING = _words(
+    """
+    nice-to-have nice-to-haves optional wishlist wish-list ideas suggestions suggestion
+    flexible stretch someday maybe non-binding aspirational
+    """,
+)
+_SOFT_HEADING_PHRASES = _phrases(
+    """
+    nice to have
+    nice to haves
+    if time
+    wish list
+    """,
+)
+_STRONG_DISOWN = _words(
+    "superseded obsolete deprecated outdated retired rejected revoked rescinded lifted "
+    "void withdrawn ignore ignored expired dropped removed",
+)
+_DISOWN_PHRASES = _phrases(
+    """
+    not used
+    no longer
+    not in force
+    not apply
+    """,
+)
+_PAST_SOURCE = _words("old former previous last earlier draft rejected outdated legacy")
+_APPEND = _words("or and/or plus except excluding unless nor")
+_AND_WIDENS = _words("its their any all other also")
+_ACTORS = _words(
+    """
+    user users we they he she i team someone was were been is are got has have had later
+    then since
+    """,
+)
+_STEM = 4
+_UN = re.compile(r"^un(?P<rest>[a-z]{3,})$")
+_IRREGULAR_UN = {"froze": "freez", "frozen": "freez"}
+
+
+def _has_phrase(tokens: Sequence[str], phrases: Iterable[tuple[str, ...]]) -> int | None:
+    """Return where the first of `phrases` starts in `tokens`, or None."""
+    for phrase in phrases:
+        width = len(phrase)
+        for start in range(len(tokens) - width + 1):
+            if tuple(tokens[start : start + width]) == phrase:
+                return start
+    return None
+
+
+def _expand(
+    tokens: Sequence[str], clauses: Sequence[int] = ()
+) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """Split contractions so "doesn't" reads "does n't"; return tokens and their clauses."""
+    out: list[str] = []
+    numbers: list[int] = []
+    for index, token in enumerate(tokens):
+        clause = clauses[index] if clauses else 0
+        pieces = (token[:-3], "n't") if token.endswith("n't") and len(token) > 3 else (token,)  # noqa: PLR2004
+        out.extend(pieces)
+        numbers.extend([clause] * len(pieces))
+    return tuple(out), tuple(numbers)
+
+
+def statement_of(analysis: Analysis, *, attached: bool, implicit: bool = False) -> Statement:
+    """Return one analysed sentence as a statement."""
+    tokens, clauses = _expand(analysis.tokens, analysis.clauses)
+    shift = len(tokens) != len(analysis.tokens)
+    values = extract_values(tokens) if shift else analysis.values  # contractions move positions
+    return Statement(tokens, values, analysis.text, attached, implicit, clauses)
+
+
+def _part_stems(part: Part) -> frozenset[str]:
+    return frozenset(stem(t) for t in part.analysis.tokens)
+
+
+def _subjects(part: Part, statement: Statement) -> tuple[list[int], list[int]]:
+    """Return (rule references, head-word mentions) in the statement.
+
+    A rule reference is an anaphor (only when the statement is attached to a mention)
+    or a rule noun ("that limit", "the restriction"). A head-word mention is one of the
+    rule's own content words or identifiers.
+    """
+    keys = part.analysis.keys
+    heads = {
+        stem(part.analysis.tokens[i])
+        for i in part.content
+        if keys[i] not in GENERIC and not keys[i].startswith("~")  # type: ignore[union-attr]
+    }
+    own = _part_stems(part)
+    tokens = statement.tokens
+    refs: list[int] = []
+    mentions: list[int] = []
+    for position, token in enumerate(tokens):
+        word = stem(token)
+        previous = tokens[position - 1] if position else ""
+        if (word in RULE_NOUNS and _names_this_rule(previous, heads, own=word in own)) or (
+            token in _POINTERS and statement.attached and _stands_alone(tokens, position)
+        ):
+            refs.append(position)
+        if word in heads:
+            mentions.append(position)
+    return refs, mentions
+
+
+_POINTERS = frozenset({"this", "that", "it", "these", "those"})
+_DETERMINERS = frozenset({"the", "a", "an", "our", "their", "its", "his", "her", "your", "my"})
+
+
+def _stands_alone(tokens: Sequence[str], position: int) -> bool:
+    """Tell whether a pointer word is a pronoun ("that is on hold"), not "this run"."""
+    if tokens[position] == "it" or position + 1 >= len(tokens):
+        return True
+    following = tokens[position + 1]
+    return following in _AUXILIARIES or stem(following) in RULE_NOUNS
+
+
+_AUXILIARIES = _words(
+    """
+    is was were are be been has had have will would can could should may might must does
+    did do applies applied apply only no not now still also just never holds held got gets
+    goes went stays stayed n't to by for from in at after because when until since so and
+    but or with
+    """,
+)
+
+
+def _names_this_rule(previous: str, heads: set[str], *, own: bool) -> bool:
+    """Tell whether a rule noun ("limit", "cap") names this rule, not another one.
+
+    "That limit" points back; "the cap" names it when the rule says "cap"; "the downtime
+    limit" is another rule unless "downtime" is one of this rule's words.
+    """
+    if previous in _POINTERS:
+        return True
+    if previous in _DETERMINERS or not previous:
+        return own
+    return stem(previous) in heads
+
+
+def _near(st: Statement, positions: Sequence[int], target: int) -> bool:
+    """Tell whether any of `positions` is close to `target` in the same clause."""
+    clauses = st.clauses
+    return any(
+        abs(p - target) <= _REACH and (not clauses or clauses[p] == clauses[target])
+        for p in positions
+    )
+
+
+def _negated_at(tokens: Sequence[str], position: int) -> bool:
+    return any(t in _NEGATORS for t in tokens[max(0, position - 3) : position])
+
+
+def _scoped(tokens: Sequence[str]) -> bool:
+    return any(t in _SCOPERS for t in tokens)
+
+
+def _hypothetical(tokens: Sequence[str]) -> bool:
+    return bool(tokens) and (tokens[0] in _HYPOTHETICAL or tokens[-1] == "?")
+
+
+def departure_in_clause(part: Part, statement: Statement) -> Departure | None:
+    """Read one statement for a departure from `part`; None when it says nothing against it."""
+    tokens = statement.tokens
+    if not tokens:
+        return None
+    refs, mentions = _subjects(part, statement)
+    read = _Read(part, statement, refs, mentions, _part_stems(part))
+    for reader in (_lift, _unverb, _supersede, _permission, _exception, _scope, _change, _value):
+        found = reader(read)
+        if found is not None:
+            if found.kind is not None and _hypothetical(tokens):
+                return Departure(None, found.rule, f"hypothetical: {found.why}", statement.text)
+            return found
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """One statement with its references to the rule found: what every reader needs."""
+
+    part: Part
+    st: Statement
+    refs: list[int]
+    mentions: list[int]
+    own: frozenset[str]
+
+
+def _hit(rule: str, kind: Kind | None, why: str, statement: Statement) -> Departure:
+    return Departure(kind, rule, why, statement.text)
+
+
+def _lift(r: _Read) -> Departure | None:
+    tokens = r.st.tokens
+    for position, token in enumerate(tokens):
+        if token not in _LIFT or stem(token) in r.own or _negated_at(tokens, position):
+            continue
+        if _near(r.st, r.refs, position) or (r.st.implicit and not r.refs and position <= _REACH):
+            kind = Kind.WEAKENED if _scoped(tokens[position + 1 :]) else Kind.CONTRADICTED
+            return _hit("later_lift", kind, f"{token!r} names the rule", r.st)
+    at = _has_phrase(tokens, _LIFT_PHRASES)
+    if at is not None and (_near(r.st, r.refs, at) or r.st.implicit):
+        kind = Kind.WEAKENED if _scoped(tokens[at + 2 :]) else Kind.CONTRADICTED
+        return _hit("later_lift", kind, "a lifting phrase names the rule", r.st)
+    return None
+
+
+def _unverb(r: _Read) -> Departure | None:
+    """Find the rule's own verb undone ("the user unpinned numpy" for "Pin numpy")."""
+    for position, token in enumerate(r.st.tokens):
+        match = _UN.match(token)
+        if match is None or (position and r.st.tokens[position - 1] not in _ACTORS):
+            continue  # "unsubscribed addresses" names things; "the user unpinned" acts
+        rest = match.group("rest")
+        word = _IRREGULAR_UN.get(rest, stem(rest))
+        close = len(word) >= _STEM and any(o.startswith(word[:_STEM]) for o in r.own)
+        if position and (word in r.own or close):
+            return _hit("later_lift", Kind.CONTRADICTED, f"{token!r} undoes the rule", r.st)
+    return None
+
+
+def _supersede(r: _Read) -> Departure | None:
+    tokens = r.st.tokens
+    at = _has_phrase(tokens, _SUPERSEDE_PHRASES)
+    if at is None:
+        at = next((i for i, t in enumerate(tokens) if t in _SUPERSEDE), None)
+    if at is not None and (_near(r.st, r.refs, at) or r.st.implicit or (r.st.attached and at == 0)):
+        return _hit("superseded", Kind.CONTRADICTED, "the rule is said to belong to the past", r.st)
+    return None
+
+
+def _permission(r: _Read) -> Departure | None:
+    tokens = r.st.tokens
+    permits = [i for i, t in enumerate(tokens) if t in _PERMIT and not _negated_at(tokens, i)]
+    if not permits:
+        return None
+    against = [i for i, t in enumerate(tokens) if t in _AGAINST and stem(t) not in r.own]
+    at = _has_phrase(tokens, _AGAINST_PHRASES)
+    if at is not None:
+        against.append(at)
+    kind = Kind.WEAKENED if _scoped(tokens) else Kind.CONTRADICTED
+    for position in against:
+        if (_near(r.st, r.refs, position) or _near(r.st, r.mentions, position)) and _near(
+            r.st, permits, position
+        ):
+            return _hit("later_permission", kind, "a permission to act against the rule", r.st)
+    # "Direct pushes to main are OK" for "Never push directly to main": the banned act
+    # itself, named by two of the rule's words, with a permission.
+    named = {stem(tokens[i]) for i in r.mentions}
+    banned = any(m.modality in NEGATIVE for m in r.part.analysis.marks)
+    if banned and len(named) >= 2 and any(_near(r.st, r.mentions, p) for p in permits):  # noqa: PLR2004
+        return _hit("later_permission", kind, "the banned act is permitted", r.st)
+    return None
+
+
+def _exception(r: _Read) -> Departure | None:
+    tokens = r.st.tokens
+    at = next((i for i, t in enumerate(tokens) if t in _EXCEPT), None)
+    if at is None:
+        at = _has_phrase(tokens, _EXCEPT_PHRASES)
+    if at is None or "except" in r.part.analysis.tokens:
+        return None
+    if _near(r.st, r.refs, at) or r.st.implicit or (r.st.attached and at == 0):
+        return _hit("later_exception", Kind.WEAKENED, "an exception to the rule", r.st)
+    return None
+
+
+def _scope(r: _Read) -> Departure | None:
+    if "only" in r.part.analysis.tokens:
+        return None  # the rule's own "only" restated is not a narrower scope
+    at = _has_phrase(r.st.tokens, _SCOPE_PHRASES)
+    pointers = [i for i in r.refs if r.st.tokens[i] in _POINTERS]
+    if at is not None and (_near(r.st, pointers, at) or r.st.implicit):
+        return _hit("later_scope", Kind.WEAKENED, "the rule is narrowed to some cases", r.st)
+    return None
+
+
+def _change(r: _Read) -> Departure | None:
+    tokens = r.st.tokens
+    subjects = r.refs + r.mentions
+    for position, token in enumerate(tokens):
+        if token not in _CHANGE or stem(token) in r.own or _negated_at(tokens, position):
+            continue
+        if not _near(r.st, subjects, position):
+            continue
+        new = [v for v in r.st.values if _new_value(r.part, v)]
+        if new or (token in _RELATIVE and _near(r.st, r.refs, position)):
+            return _hit("later_change", Kind.MUTATED, f"{token!r} changes the rule's value", r.st)
+        if _near(r.st, r.refs, position):
+            return _hit("later_change", None, f"{token!r} changes the rule", r.st)
+    return None
+
+
+def _new_value(part: Part, value: Value) -> bool:
+    """Tell whether `value` measures what one of the part's values does, and differs."""
+    values = part.analysis.values
+    same = [v for v in values if comparable(v, value) and _same_unit(v, value)]
+    return bool(same) and not any(values_equal(v, value) for v in values)
+
+
+def _same_unit(left: Value, right: Value) -> bool:
+    # Counts of different things ("4 GPUs", "9 engineers", "1.92") are different dimensions.
+    if left.dimension == "count":
+        return left.unit == right.unit
+    return True
+
+
+def _value(r: _Read) -> Departure | None:
+    """Find a value of the rule's dimension bound to its subject ("the cap is $2,000")."""
+    tokens = r.st.tokens
+    new = [v for v in r.st.values if _new_value(r.part, v)]
+    if not new or any(stem(t) in _STATE or t in _STATE for t in tokens):
+        return None
+    slots = _slots(r.part)
+    subjects = sorted(set(r.refs) | {m for m in r.mentions if stem(tokens[m]) in slots})
+    for value in new:
+        before = [s for s in subjects if 0 < value.start - s <= _REACH]
+        if not before:
+            continue
+        between = tokens[before[-1] + 1 : value.start]
+        if not any(t in _COPULA for t in between):
+            continue  # "backups older than 400 days": a description, not the rule's value
+        if before[-1] in r.refs:
+            return _hit("later_value", Kind.MUTATED, f"{value.surface} bound to the rule", r.st)
+    return None
+
+
+def _slots(part: Part) -> frozenset[str]:
+    """Return the words that hold the part's values: the content before each in its clause.
+
+    "Crash-free sessions must stay above 99.5%": "rollout is at 20%" is about another
+    thing, even though "rollout" is a word of the rule.
+    """
+    analysis = part.analysis
+    words: set[str] = set()
+    for value in analysis.values:
+        clause = analysis.clauses[value.start]
+        for index in range(value.start):
+            key = analysis.keys[index]
+            if analysis.clauses[index] == clause and key is not None and not key.startswith("~"):
+                words.add(stem(analysis.tokens[index]))
+    return frozenset(words)
+
+
+def framing(  # noqa: PLR0911 (one return per kind of frame)
+    part: Part, heading: Analysis | None, before: Sequence[str]
+) -> Departure | None:
+    """Read the heading over a copy and the words before it in its sentence.
+
+    "## Superseded constraints" or "Rules from the old repo (not used here)" disown the
+    list under them; "Nice-to-haves" makes it optional; "We used to require that",
+    "Initially," and "Last year's policy stated that" put the copy in the past.
+    """
+    if heading is not None:
+        words, _ = _expand(heading.tokens)
+        if (
+            any(t in _STRONG_DISOWN for t in words)
+            or _has_phrase(words, _DISOWN_PHRASES) is not None
+        ):
+            return Departure(
+                Kind.CONTRADICTED, "suspending_heading", "a heading disowns the list", heading.text
+            )
+        if (
+            any(t in _SOFT_HEADING for t in words)
+            or _has_phrase(words, _SOFT_HEADING_PHRASES) is not None
+        ):
+            return Departure(
+                Kind.WEAKENED,
+                "suspending_heading",
+                "a heading makes the list optional",
+                heading.text,
+            )
+        if any(t in _DISOWN_HEADING for t in words):
+            return Departure(
+                None, "suspending_heading", "a heading may disown the list", heading.text
+            )
+    lead, _ = _expand(before)
+    text = " ".join(before)
+    if _has_phrase(lead, (("used", "to"),)) is not None or any(t in _SUPERSEDE for t in lead):
+        return Departure(
+            Kind.CONTRADICTED, "suspending_attribution", "the copy is put in the past", text
+        )
+    if any(t in _PAST_SOURCE for t in lead) and any(
+        stem(t) in {"stat", "said", "say", "requir", "read", "wrot", "writ"}
+        or t in {"stated", "said", "required", "read", "wrote", "says"}
+        for t in lead
+    ):
+        return Departure(
+            Kind.CONTRADICTED,
+            "suspending_attribution",
+            "the copy is quoted from a past source",
+            text,
+        )
+    conditional = lead and lead[0] in _HYPOTHETICAL and lead[0] not in part.analysis.tokens
+    if conditional or "would" in lead:
+        return Departure(None, "suspending_attribution", "the copy is framed as hypothetical", text)
+    return None
+
+
+def residue_departure(
+    part: Part, after: Sequence[str], clauses: Sequence[int] = ()
+) -> Departure | None:
+    """Read the words after a copy in its own sentence.
+
+    "... or /tmp", "... or equivalent", ", except TRUNCATE" widen the copy; ", says the
+    draft policy the user rejected" disowns it; "; the user raised this to 100 MB" changes it.
+    """
+    tokens, numbers = _expand(after, clauses)
+    if not tokens:
+        return None
+    text = " ".join(after)
+    first = tokens[0]
+    if first in _APPEND or (first == "but" and len(tokens) > 1 and tokens[1] in _NEGATORS):
+        return Departure(Kind.WEAKENED, "appended_alternative", f"{first!r} widens the copy", text)
+    if (
+        first == "and"
+        and len(tokens) > 1
+        and (tokens[1] in _AND_WIDENS or _is_name_like(tokens[1]))
+    ):
+        return Departure(Kind.WEAKENED, "appended_alternative", "'and' adds to the copy", text)
+    if any(t in _PAST_SOURCE for t in tokens) and any(
+        t in {"says", "said", "per", "according"} for t in tokens
+    ):
+        return Departure(
+            Kind.CONTRADICTED,
+            "suspending_attribution",
+            "the copy is quoted from a past source",
+            text,
+        )
+    values = extract_values(tokens)
+    statement = Statement(tokens, values, text, attached=True, implicit=True, clauses=numbers)
+    return departure_in_clause(part, statement)
+
+
+def _is_name_like(token: str) -> bool:
+    return any(ch in token for ch in "/_.@#") or any(ch.isdigit() for ch in token)
+
+
+def topic_sentences(part: Part, index: ViewIndex, skip: frozenset[int]) -> list[tuple[int, bool]]:
+    """Return (sentence id, attached) for every sentence that may speak about the rule.
+
+    Sentences sharing an identifier, a head word or a rule noun with the part, with no cap
+    on how many; and the sentence after each of them or after a copy (an anaphor there
+    refers to the rule).
+    """
+    keys = part.lookup | _RULE_NOUN_KEYS
+    shared = index.candidates(keys, part.probes)
+    mentioned = set(shared) | set(skip)
+    found: dict[int, bool] = {sid: False for sid in shared if sid not in skip}
+    for sid in sorted(mentioned):
+        nxt = index.next_id(sid)
+        if nxt is not None and nxt not in skip:
+            found[nxt] = True
+    return sorted(found.items())
+
+
+_RULE_NOUN_KEYS = lookup_keys(
+    [
+        "rule",
+        "constraint",
+        "restriction",
+        "requirement",
+        "policy",
+        "limit",
+        "cap",
+        "ban",
+        "freeze",
+        "budget",
+        "quota",
+        "ceiling",
+    ]
+)
+
+
+def closed_world(part: Part, index: ViewIndex, certs: Sequence[Reading]) -> Departure | None:
+    """Return the departure that keeps `certs` from certifying `part`, or None.
+
+    Each copy is read for its framing (heading, words before it) and the words after it;
+    a framed copy no longer counts, and when none is left its framing is the answer.
+    Then every other sentence on the topic is read, with no cap on how many.
+    """
+    live: list[Reading] = []
+    framed: Departure | None = None
+    for cert in certs:
+        analysis = _window_of(index, cert.sids)
+        start, end = cert.span or (0, len(analysis.tokens))
+        residue = residue_departure(part, analysis.tokens[end:], analysis.clauses[end:])
+        if residue is not None:
+            return residue
+        heading = index.heading_over(cert.sids[0])
+        found = framing(
+            part,
+            None if heading is None else index.sentences[heading].analysed(),
+            analysis.tokens[:start],
+        )
+        if found is None:
+            live.append(cert)
+        else:
+            framed = framed or found
+    if not live:
+        return framed
+    skip = frozenset(sid for cert in certs for sid in cert.sids)
+    unnamed: Departure | None = None
+    for sid, attached in topic_sentences(part, index, skip):
+        # A cell of the copy's own table row speaks about the copy without naming it.
+        row = index.sentences[sid].text.startswith("|")
+        implicit = attached and row and any(index.same_line(sid, s) for s in skip)
+        statement = statement_of(
+            index.sentences[sid].analysed(), attached=attached, implicit=implicit
+        )
+        found = departure_in_clause(part, statement)
+        if found is not None and found.kind is not None:
+            return found
+        unnamed = unnamed or found
+    return unnamed
+
+
+def _window_of(index: ViewIndex, sids: Sequence[int]) -> Analysis:
+    parts = tuple(index.sentences[sid].analysed() for sid in sids)
+    return parts[0] if len(parts) == 1 else join(parts)

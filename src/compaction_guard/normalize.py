@@ -64,19 +64,12 @@ _ABBREVIATIONS = frozenset(
 )
 
 
-# "Mb", "Gb": a capital prefix before a small b is bits, which case folding would lose.
-_BITS = re.compile(r"(?<=\d)(\s?[KMGTP])b\b")
-
-
 def detection_form(text: str) -> str:
     """Return `text` folded for detection: NFKC, casefold, invisible characters removed.
 
     Typographic quotes and dashes become ASCII; line breaks and all value-bearing
-    punctuation (`$ . , - _ @ / : %`) are kept. Whitespace is not folded here. A data
-    unit in bits keeps its case in another spelling (`100 Mb` reads `100 mbit`, not `100 mb`).
+    punctuation (`$ . , - _ @ / : %`) are kept. Whitespace is not folded here.
     """
-    if "b" in text:
-        text = _BITS.sub(r"\1bit", text)
     if text.isascii():
         return text.lower()
     folded = unicodedata.normalize("NFKC", text.translate(_FOLD)).casefold()

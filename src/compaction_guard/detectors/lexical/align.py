@@ -30,9 +30,8 @@ from compaction_guard.detectors.lexical.lexicon import (
     concept,
 )
 from compaction_guard.detectors.lexical.modality import NEGATIVE, Mark, Modality
-from compaction_guard.detectors.lexical.text import ID, Analysis, analyse, token_key
+from compaction_guard.detectors.lexical.text import ID, Analysis, analyse, lexical_form, token_key
 from compaction_guard.normalize import (
-    detection_form,
     fold_whitespace,
     mask_emphasis,
     sentence_spans,
@@ -73,7 +72,7 @@ class Part:
 @functools.lru_cache(maxsize=4096)
 def parts_of(text: str) -> tuple[Part, ...]:
     """Return the parts of a constraint text; sentences without content join the previous."""
-    folded = mask_emphasis(detection_form(text))
+    folded = mask_emphasis(lexical_form(text))
     pieces = [fold_whitespace(folded[a:b]) for a, b in sentence_spans(folded)]
     parts: list[Part] = []
     for piece in pieces or [fold_whitespace(folded)]:

@@ -247,6 +247,11 @@ def _conclude(  # noqa: PLR0911 (one return per verdict of the precedence table)
                 "parts": [o.part.text for o in outcomes],
             },
         )
+    if not signs:
+        # A later layer may certify after a clean reading: read the whole topic first.
+        departed = _departure(outcomes, index)
+        if departed is not None:
+            return _departure_verdict(departed)
     forbid = CERTIFYING_KINDS if signs else frozenset()
     reason = "the topic survives but not every value and modality could be matched"
     evidence = {

@@ -15,9 +15,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from compaction_guard.anchors import identifier_parts, is_identifier, is_soft_identifier
-from compaction_guard.detectors.lexical.text import BOUND, ID, Analysis, analyse, token_key
+from compaction_guard.detectors.lexical.text import (
+    BOUND,
+    ID,
+    Analysis,
+    analyse,
+    lexical_form,
+    token_key,
+)
 from compaction_guard.normalize import (
-    detection_form,
     fold_whitespace,
     logical_line_end,
     logical_line_start,
@@ -175,7 +181,7 @@ class ViewIndex:
     def _index_all(self, site: Site, passages: Sequence[Passage]) -> None:
         previous = -1
         for passage in passages:
-            folded = mask_emphasis(detection_form(passage.text))
+            folded = mask_emphasis(lexical_form(passage.text))
             cased = passage.text if len(passage.text) == len(folded) else None
             for start, end in sentence_spans(folded, cased):
                 sid = self._add(folded[start:end], site, passage.tool)
@@ -330,7 +336,7 @@ def _probe_area(number: int, site: Site, passages: Sequence[Passage]) -> _ProbeA
     starts: list[int] = []
     offset = 0
     for passage in passages:
-        folded = detection_form(passage.text)
+        folded = lexical_form(passage.text)
         starts.append(offset)
         pieces.append(folded)
         offset += len(folded) + 2

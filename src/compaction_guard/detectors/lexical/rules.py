@@ -146,8 +146,14 @@ def _paraphrase(ctx: Context) -> Reading | None:
         return None
     if ctx.lost or not _order_kept(ctx) or _clean(ctx, None) is not None:
         return None
-    positions = sorted(ctx.al.matches.values())
-    return _certified(ctx, Kind.PARAPHRASED, "paraphrase", (positions[0], positions[-1] + 1))
+    # The restatement spans its matched words, its values and its force words.
+    starts = [*ctx.al.matches.values(), *(v.start for v in ctx.region_values)]
+    ends = [p + 1 for p in ctx.al.matches.values()] + [v.end for v in ctx.region_values]
+    region = set(ctx.al.region)
+    marks = [m for m in ctx.win.marks if ctx.win.clauses[m.start] in region]
+    starts += [m.start for m in marks]
+    ends += [m.end for m in marks]
+    return _certified(ctx, Kind.PARAPHRASED, "paraphrase", (min(starts), max(ends)))
 
 
 def _certified(ctx: Context, kind: Kind, rule: str, span: tuple[int, int]) -> Reading:
@@ -167,6 +173,7 @@ def _clean(ctx: Context, span: tuple[int, int] | None) -> str | None:
         _scope_moved,
         _prefix_negated,
         _keyword_swapped,
+        _extra_identifier,
         _generic_lost,
         _extra_content,
         _qualifier_follows,
@@ -288,6 +295,21 @@ def _keyword_swapped(ctx: Context, _span: tuple[int, int] | None) -> str | None:
         said, found = part.tokens[index], win.tokens[position]
         if said in _SQL and found in _SQL and said != found:
             return f"{found!r} for {said!r}"
+    return None
+
+
+def _extra_identifier(ctx: Context, _span: tuple[int, int] | None) -> str | None:
+    """Name an identifier in the rule's sentence that the rule does not have ("or /tmp")."""
+    own = set(ctx.part.analysis.tokens)
+    matched = sorted(ctx.al.matches.values())
+    if not matched:
+        return None
+    for index in range(matched[0], matched[-1] + 1):
+        token = ctx.win.tokens[index]
+        if is_identifier(token) and token not in own and index not in ctx.al.covered:
+            key = ctx.win.keys[index]
+            if key is None or key not in ctx.part.family:
+                return f"{token!r} is not in the rule"
     return None
 
 

@@ -31,9 +31,9 @@ from compaction_guard.detectors.lexical.lexicon import (
 )
 from compaction_guard.detectors.lexical.marks import find_modality
 from compaction_guard.detectors.lexical.modality import Mark, Modality
-from compaction_guard.normalize import stem, tokenize
+from compaction_guard.normalize import detection_form, stem, tokenize
 
-__all__ = ["BOUND", "ID", "Analysis", "analyse", "canonical", "join", "token_key"]
+__all__ = ["BOUND", "ID", "Analysis", "analyse", "canonical", "join", "lexical_form", "token_key"]
 
 # Clause breaks: `;`, `: `, brackets, `, `, spaced dashes, and before a conjunction.
 _CLAUSE_BREAK = re.compile(
@@ -41,6 +41,17 @@ _CLAUSE_BREAK = re.compile(
     r"|and|or|so)\b)",
 )
 ID = "id:"
+# "Mb", "Gb": a capital prefix before a small b is bits, which case folding would lose.
+_BITS = re.compile(r"(?<=\d)(\s?[KMGTP])b\b")
+
+
+def lexical_form(text: str) -> str:
+    """Return the detection form of `text` with data sizes in bits spelled apart (`mbit`)."""
+    if "b" in text:
+        text = _BITS.sub(r"\1bit", text)
+    return detection_form(text)
+
+
 # Bound marks are content too ("cap" and "at most" carry the same topic).
 BOUND = "~bound"
 _PSEUDO = {Modality.MAX: BOUND, Modality.MIN: BOUND, Modality.READONLY: "~readonly"}

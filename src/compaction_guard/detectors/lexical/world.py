@@ -74,7 +74,7 @@ _LIFT = _words(
     rescinded rescind revoked revoke retired retire abolished scrapped scrap cancelled
     canceled cancel dropped removed relaxed overridden superseded obsolete expired lapsed
     void voided ended gone withdrawn repealed disabled deactivated ignore ignored disregard
-    disregarded
+    disregarded forget forgot forgotten
     """,
 )
 _LIFT_PHRASES = _phrases(
@@ -106,12 +106,20 @@ _CHANGE = _words(
     """
     raised increased bumped doubled tripled quadrupled halved lowered reduced changed
     updated revised adjusted extended shortened moved upped tightened loosened widened
-    narrowed expanded
+    narrowed expanded cut
     """,
 )
 _RELATIVE = _words("doubled tripled quadrupled halved")
 # Words that permit something; with an act against the rule they reverse it.
-_PERMIT = _words("fine ok okay acceptable allowed permitted tolerated free can may approved")
+_PERMIT = _words(
+    """
+    fine ok okay ok'd okayed acceptable allowed permitted tolerated free can may approved
+    authorised authorized greenlit wants wanted requested agreed enough sufficient
+    suffices suffice
+    """,
+)
+_ENOUGH = _words("enough sufficient suffices suffice")
+_ADDING = _words("also too additionally open opened")
 _AGAINST = _words(
     """
     exceed exceeding exceeded exceeds overrun overspend overspending surpass surpassing
@@ -287,7 +295,7 @@ def _subjects(part: Part, statement: Statement) -> tuple[list[int], list[int]]:
     for position, token in enumerate(tokens):
         word = stem(token)
         previous = tokens[position - 1] if position else ""
-        if (word in RULE_NOUNS and _names_this_rule(previous, heads, own=word in own)) or (
+        if (word in RULE_NOUNS and _names_this_rule(previous, own, own=word in own)) or (
             token in _POINTERS and statement.attached and _stands_alone(tokens, position)
         ):
             refs.append(position)
@@ -313,12 +321,12 @@ _AUXILIARIES = _words(
     is was were are be been has had have will would can could should may might must does
     did do applies applied apply only no not now still also just never holds held got gets
     goes went stays stayed n't to by for from in at after because when until since so and
-    but or with
+    but or with on off aside back away up down out
     """,
 )
 
 
-def _names_this_rule(previous: str, heads: set[str], *, own: bool) -> bool:
+def _names_this_rule(previous: str, words: frozenset[str], *, own: bool) -> bool:
     """Tell whether a rule noun ("limit", "cap") names this rule, not another one.
 
     "That limit" points back; "the cap" names it when the rule says "cap"; "the downtime
@@ -328,7 +336,7 @@ def _names_this_rule(previous: str, heads: set[str], *, own: bool) -> bool:
         return True
     if previous in _DETERMINERS or not previous:
         return own
-    return stem(previous) in heads
+    return any(stem(piece) in words for piece in previous.split("-"))
 
 
 def _near(st: Statement, positions: Sequence[int], target: int) -> bool:
@@ -340,8 +348,15 @@ def _near(st: Statement, positions: Sequence[int], target: int) -> bool:
     )
 
 
+def _same_clause(st: Statement, positions: Sequence[int], target: int) -> bool:
+    """Tell whether any of `positions` shares a clause with `target`."""
+    clauses = st.clauses
+    return any(not clauses or clauses[p] == clauses[target] for p in positions)
+
+
 def _negated_at(tokens: Sequence[str], position: int) -> bool:
-    return any(t in _NEGATORS for t in tokens[max(0, position - 3) : position])
+    # "no other region is permitted": the negation may stand a few words before.
+    return any(t in _NEGATORS for t in tokens[max(0, position - 4) : position])
 
 
 def _scoped(tokens: Sequence[str]) -> bool:
@@ -359,7 +374,18 @@ def departure_in_clause(part: Part, statement: Statement) -> Departure | None:
         return None
     refs, mentions = _subjects(part, statement)
     read = _Read(part, statement, refs, mentions, _part_stems(part))
-    for reader in (_lift, _unverb, _supersede, _permission, _exception, _scope, _change, _value):
+    readers = (
+        _lift,
+        _unverb,
+        _supersede,
+        _permission,
+        _extension,
+        _exception,
+        _scope,
+        _change,
+        _value,
+    )
+    for reader in readers:
         found = reader(read)
         if found is not None:
             if found.kind is not None and _hypothetical(tokens):
@@ -423,26 +449,103 @@ def _supersede(r: _Read) -> Departure | None:
 
 
 def _permission(r: _Read) -> Departure | None:
+    """Find a permission for what the rule forbids, or to act against it.
+
+    "Exceeding it is fine", "Deleting the qa rows is fine", "the user OK'd a copy to
+    us-east-1" (for "do not copy it to any other region"), "GET requests are fine without
+    it" right after the copy, "an incremental backup is good enough".
+    """
     tokens = r.st.tokens
     permits = [i for i, t in enumerate(tokens) if t in _PERMIT and not _negated_at(tokens, i)]
     if not permits:
         return None
+    kind = Kind.WEAKENED if _scoped(tokens) else Kind.CONTRADICTED
     against = [i for i, t in enumerate(tokens) if t in _AGAINST and stem(t) not in r.own]
     at = _has_phrase(tokens, _AGAINST_PHRASES)
     if at is not None:
         against.append(at)
-    kind = Kind.WEAKENED if _scoped(tokens) else Kind.CONTRADICTED
     for position in against:
-        if (_near(r.st, r.refs, position) or _near(r.st, r.mentions, position)) and _near(
-            r.st, permits, position
-        ):
+        named = _near(r.st, r.refs, position) or _near(r.st, r.mentions, position)
+        if (named or r.st.implicit) and _near(r.st, permits, position):
             return _hit("later_permission", kind, "a permission to act against the rule", r.st)
-    # "Direct pushes to main are OK" for "Never push directly to main": the banned act
-    # itself, named by two of the rule's words, with a permission.
-    named = {stem(tokens[i]) for i in r.mentions}
-    banned = any(m.modality in NEGATIVE for m in r.part.analysis.marks)
-    if banned and len(named) >= 2 and any(_near(r.st, r.mentions, p) for p in permits):  # noqa: PLR2004
-        return _hit("later_permission", kind, "the banned act is permitted", r.st)
+    pointed = [i for i in r.refs if tokens[i] in _POINTERS]
+    if r.st.implicit and any(_near(r.st, pointed, p) for p in permits):
+        # "(GET requests are fine without it)" right after the copy
+        return _hit("later_permission", Kind.WEAKENED, "a permission added to the copy", r.st)
+    banned = _banned(r.part)
+    forbidden = [i for i in r.mentions if stem(tokens[i]) in banned]
+    forbidden += [v.start for v in r.st.values if _banned_value(r.part, v)]
+    if any(_near(r.st, forbidden, p) for p in permits) and (
+        r.st.attached or len(set(forbidden)) > 1
+    ):
+        return _hit("later_permission", kind, "what the rule forbids is permitted", r.st)
+    enough = [i for i in permits if tokens[i] in _ENOUGH]
+    if enough and r.st.attached and any(_near(r.st, r.mentions, p) for p in enough):
+        return _hit("later_permission", Kind.WEAKENED, "a lesser substitute is accepted", r.st)
+    return None
+
+
+def _banned(part: Part) -> frozenset[str]:
+    """Return the stems of the words after a negation of the rule ("never push to main")."""
+    analysis = part.analysis
+    words: set[str] = set()
+    for mark in analysis.marks:
+        if mark.modality not in NEGATIVE:
+            continue
+        for index in range(mark.end, len(analysis.tokens)):
+            key = analysis.keys[index]
+            if key is not None and not key.startswith("~") and key not in GENERIC:
+                words.add(stem(analysis.tokens[index]))
+    return frozenset(words)
+
+
+def _banned_value(part: Part, value: Value) -> bool:
+    """Tell whether `value` equals a value the rule's negation governs ("do not use 3.12")."""
+    analysis = part.analysis
+    for mark in analysis.marks:
+        if mark.modality not in NEGATIVE:
+            continue
+        if any(h.start >= mark.end and values_equal(h, value) for h in analysis.values):
+            return True
+    return False
+
+
+def _act(part: Part) -> str | None:
+    """Return the stem of the rule's verb when it opens with one ("Copy ...", "Only write ...")."""
+    analysis = part.analysis
+    for index, token in enumerate(analysis.tokens):
+        if token in {"only", "always", "please"}:
+            continue
+        key = analysis.keys[index]
+        return stem(token) if key is not None and index < 2 else None  # noqa: PLR2004
+    return None
+
+
+def _extension(r: _Read) -> Departure | None:
+    """Find an exclusive rule opened to something else ("... may also run in us-east-2").
+
+    For an "only" rule: a statement right after the copy that names the rule's subject,
+    an adding word ("also", "too", "open to") and an anchor the rule does not have.
+    """
+    if "only" not in r.part.analysis.tokens or not (r.st.attached and r.mentions):
+        return None
+    tokens = r.st.tokens
+    kind = Kind.WEAKENED if _scoped(tokens) else Kind.CONTRADICTED
+    act = _act(r.part)
+    acting = [i for i in r.mentions if stem(tokens[i]) == act]
+    permits = [i for i, t in enumerate(tokens) if t in _PERMIT and not _negated_at(tokens, i)]
+    if any(_same_clause(r.st, acting, p) for p in permits):
+        return _hit("later_extension", kind, "the rule's act is permitted beyond it", r.st)
+    adds = [i for i, t in enumerate(tokens) if t in _ADDING]
+    if not adds:
+        return None
+    own = set(r.part.analysis.tokens)
+    foreign = [i for i, t in enumerate(tokens) if _is_name_like(t) and t not in own]
+    foreign += [
+        v.start for v in r.st.values if not any(values_equal(v, w) for w in r.part.analysis.values)
+    ]
+    if foreign:
+        return _hit("later_extension", kind, "the exclusive rule is opened to more", r.st)
     return None
 
 
@@ -505,7 +608,9 @@ def _value(r: _Read) -> Departure | None:
     if not new or any(stem(t) in _STATE or t in _STATE for t in tokens):
         return None
     slots = _slots(r.part)
-    subjects = sorted(set(r.refs) | {m for m in r.mentions if stem(tokens[m]) in slots})
+    # A bare pronoun with a value is a measurement ("it is 190 ms"); a rule noun is the rule.
+    nouns = {i for i in r.refs if tokens[i] not in _POINTERS}
+    subjects = sorted(nouns | {m for m in r.mentions if stem(tokens[m]) in slots})
     for value in new:
         before = [s for s in subjects if 0 < value.start - s <= _REACH]
         if not before:
@@ -513,7 +618,7 @@ def _value(r: _Read) -> Departure | None:
         between = tokens[before[-1] + 1 : value.start]
         if not any(t in _COPULA for t in between):
             continue  # "backups older than 400 days": a description, not the rule's value
-        if before[-1] in r.refs:
+        if before[-1] in nouns:
             return _hit("later_value", Kind.MUTATED, f"{value.surface} bound to the rule", r.st)
     return None
 
@@ -677,7 +782,9 @@ def closed_world(part: Part, index: ViewIndex, certs: Sequence[Reading]) -> Depa
     for cert in certs:
         analysis = _window_of(index, cert.sids)
         start, end = cert.span or (0, len(analysis.tokens))
-        residue = residue_departure(part, analysis.tokens[end:], analysis.clauses[end:])
+        residue = None
+        if not _restates(part, analysis.keys[end:]):
+            residue = residue_departure(part, analysis.tokens[end:], analysis.clauses[end:])
         if residue is not None:
             return residue
         heading = index.heading_over(cert.sids[0])
@@ -690,7 +797,7 @@ def closed_world(part: Part, index: ViewIndex, certs: Sequence[Reading]) -> Depa
             live.append(cert)
         else:
             framed = framed or found
-    if not live:
+    if certs and not live:
         return framed
     skip = frozenset(sid for cert in certs for sid in cert.sids)
     unnamed: Departure | None = None
@@ -706,6 +813,18 @@ def closed_world(part: Part, index: ViewIndex, certs: Sequence[Reading]) -> Depa
             return found
         unnamed = unnamed or found
     return unnamed
+
+
+def _restates(part: Part, keys: Sequence[str | None]) -> bool:
+    """Tell whether the words after a copy restate the constraint's other sentences.
+
+    "orders_prod is the production database, so only read-only queries may be run
+    against it": the second half is the constraint's second sentence, not an addition.
+    """
+    own = {part.analysis.keys[i] for i in part.content}
+    content = [k for k in keys if k is not None and not k.startswith("~")]
+    others = [k for k in content if k in part.family and k not in own]
+    return bool(others) and 2 * len(others) >= len(content)
 
 
 def _window_of(index: ViewIndex, sids: Sequence[int]) -> Analysis:

@@ -72,7 +72,8 @@ _LIFT = _words(
     """
     lifted lift lifts waived waive waives waiver suspended suspend suspends paused pause
     rescinded rescind revoked revoke retired retire abolished scrapped scrap cancelled
-    canceled cancel dropped removed relaxed overridden superseded obsolete expired lapsed
+    canceled cancel dropped drop removed remove relaxed overridden superseded obsolete
+    expired lapsed
     void voided ended gone withdrawn repealed disabled deactivated ignore ignored disregard
     disregarded forget forgot forgotten
     """,
@@ -118,6 +119,8 @@ _PERMIT = _words(
     suffices suffice
     """,
 )
+# Nouns that name a rule's value when it is restated as "now": "the target is now 2 to 6".
+_TARGETS = _words("target band range threshold window quota ceiling floor maximum minimum")
 _ENOUGH = _words("enough sufficient suffices suffice")
 _ADDING = _words("also too additionally open opened")
 _AGAINST = _words(
@@ -184,7 +187,7 @@ _STATE = _words(
     """
     spent spend spending used usage consumed remaining left total totals totalling
     totaling currently reached hit costs cost paid billed measured observed actual average
-    peak peaked utilisation utilization sits sitting came tracking logged recorded so
+    peak peaked utilisation utilization sits sitting came tracking logged recorded
     """,
 )
 _HYPOTHETICAL = _words("if should would could might whether suppose supposing proposed")
@@ -595,9 +598,10 @@ def _new_value(part: Part, value: Value) -> bool:
 
 
 def _same_unit(left: Value, right: Value) -> bool:
-    # Counts of different things ("4 GPUs", "9 engineers", "1.92") are different dimensions.
+    # Counts of different things ("4 GPUs", "9 engineers", "1.92") are different dimensions;
+    # rates per one period ("25 times per second", "60 calls per second") are one.
     if left.dimension == "count":
-        return left.unit == right.unit
+        return left.unit == right.unit or (bool(left.per) and left.per == right.per)
     return True
 
 
@@ -605,12 +609,14 @@ def _value(r: _Read) -> Departure | None:
     """Find a value of the rule's dimension bound to its subject ("the cap is $2,000")."""
     tokens = r.st.tokens
     new = [v for v in r.st.values if _new_value(r.part, v)]
-    if not new or any(stem(t) in _STATE or t in _STATE for t in tokens):
+    reported = any(t in _STATE for t in tokens) or _has_phrase(tokens, (("so", "far"),)) is not None
+    if not new or reported:
         return None
     slots = _slots(r.part)
     # A bare pronoun with a value is a measurement ("it is 190 ms"); a rule noun is the rule.
     nouns = {i for i in r.refs if tokens[i] not in _POINTERS}
-    subjects = sorted(nouns | {m for m in r.mentions if stem(tokens[m]) in slots})
+    targets = {i for i, token in enumerate(tokens) if token in _TARGETS}
+    subjects = sorted(nouns | targets | {m for m in r.mentions if stem(tokens[m]) in slots})
     for value in new:
         before = [s for s in subjects if 0 < value.start - s <= _REACH]
         if not before:
@@ -618,7 +624,7 @@ def _value(r: _Read) -> Departure | None:
         between = tokens[before[-1] + 1 : value.start]
         if not any(t in _COPULA for t in between):
             continue  # "backups older than 400 days": a description, not the rule's value
-        if before[-1] in nouns:
+        if before[-1] in nouns or (tokens[before[-1]] in _TARGETS and "now" in between):
             return _hit("later_value", Kind.MUTATED, f"{value.surface} bound to the rule", r.st)
     return None
 

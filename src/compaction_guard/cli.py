@@ -11,18 +11,23 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
+from compaction_guard import __version__
 from compaction_guard.errors import RegistryError
 from compaction_guard.guard import Guard
 from compaction_guard.integrations.anthropic import session_start_hook_output
 from compaction_guard.receipt import ChainReport, ReceiptHead, verify_chain
+from compaction_guard.taxonomy import GATING_KINDS, Kind, Severity
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
+    from compaction_guard.report import CompactionReport, Finding
+
 __all__ = ["SUBCOMMANDS", "build_parser", "main"]
 
 EXIT_OK = 0
-EXIT_PROBLEMS = 1
+EXIT_PROBLEMS = 1  # the check failed: a defect in a log, a finding that gates
+EXIT_USAGE = 2  # the command could not run as asked (argparse uses 2 as well)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -38,11 +43,21 @@ def build_parser() -> argparse.ArgumentParser:
         prog="compaction-guard",
         description="Keep registered constraints in context across compaction; check receipts.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in SUBCOMMANDS:
         add(subparsers)
     return parser
 
+
+def _add_json(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON object instead of text",
+    )
+
+
+def _print_json(data: dict[str, object]) -> None:
+    print(json.dumps(data, sort_keys=True, ensure_ascii=False))
 
 
 def _add_verify(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -60,13 +75,17 @@ def _add_verify(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
         type=_parse_head,
         help="a pinned head line from `compaction-guard head` to check truncation and forks",
     )
+    _add_json(parser)
     parser.set_defaults(run=_run_verify)
 
 
 def _run_verify(args: argparse.Namespace) -> int:
-    report = _verify(args.log, args.head)
+    report = _verify(args.log, args.head, as_json=args.json)
     if report is None:
         return EXIT_PROBLEMS
+    if args.json:
+        _print_json(_chain_json(args.log, report))
+        return EXIT_OK if report.ok else EXIT_PROBLEMS
     if not report.ok:
         _print_problems(args.log, report)
         return EXIT_PROBLEMS
@@ -83,13 +102,18 @@ def _add_head(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="verify a receipts log and print its head line, to pin outside the file",
     )
     parser.add_argument("log", help="the receipts .jsonl file")
+    _add_json(parser)
     parser.set_defaults(run=_run_head)
 
 
 def _run_head(args: argparse.Namespace) -> int:
-    report = _verify(args.log, None)
+    report = _verify(args.log, None, as_json=args.json)
     if report is None:
         return EXIT_PROBLEMS
+    if args.json:
+        data = _chain_json(args.log, report)
+        _print_json({key: data[key] for key in ("log", "ok", "head", "problems")})
+        return EXIT_OK if report.head is not None else EXIT_PROBLEMS
     if report.head is None:
         _print_problems(args.log, report)
         return EXIT_PROBLEMS
@@ -104,12 +128,31 @@ def _parse_head(text: str) -> ReceiptHead:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def _verify(log: str, head: ReceiptHead | None) -> ChainReport | None:
+def _verify(log: str, head: ReceiptHead | None, *, as_json: bool) -> ChainReport | None:
     try:
         return verify_chain(log, expected_head=head)
     except OSError as exc:
-        print(f"{log}: cannot read: {exc.strerror or exc}")
+        error = f"cannot read: {exc.strerror or exc}"
+        if as_json:
+            _print_json({"log": log, "ok": False, "error": error})
+        else:
+            print(f"{log}: {error}")
         return None
+
+
+def _chain_json(log: str, report: ChainReport) -> dict[str, object]:
+    return {
+        "log": log,
+        "ok": report.ok,
+        "rows": report.rows,
+        "scope": report.scope,
+        "anchored": report.anchored,
+        "head": None if report.head is None else str(report.head),
+        "problems": [
+            {"line": p.line_number, "defect": p.defect, "message": p.message}
+            for p in report.problems
+        ],
+    }
 
 
 def _print_problems(log: str, report: ChainReport) -> None:
@@ -165,10 +208,114 @@ def _run_hook_session_start(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _add_check(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "check",
+        help="check a summary against a constraints file; exit 1 when any finding gates",
+        description=(
+            "Classify every constraint against a summary your summariser wrote (mode "
+            "'reasserted') and print one verdict per constraint. Exit 0 when no finding "
+            "gates, 1 when one does, 2 when the inputs cannot be read. Made for CI: run "
+            "your summariser prompt on a fixture transcript and check what it kept."
+        ),
+    )
+    parser.add_argument(
+        "--constraints",
+        required=True,
+        metavar="FILE",
+        help="one constraint per line ('#' comments and blank lines skipped), "
+        "or a JSON list of strings",
+    )
+    parser.add_argument(
+        "summary", nargs="?", default="-", metavar="SUMMARY",
+        help="the summary text file, or - (the default) for stdin",
+    )
+    parser.add_argument(
+        "--gate",
+        type=_parse_kinds,
+        default=tuple(sorted(GATING_KINDS)),
+        metavar="KINDS",
+        help="comma-separated kinds that fail the check (default: "
+        f"{','.join(sorted(GATING_KINDS))})",
+    )
+    parser.add_argument(
+        "--fail-closed",
+        action="store_true",
+        help="also fail on unverifiable: the installed tiers could not decide",
+    )
+    _add_json(parser)
+    parser.set_defaults(run=_run_check)
+
+
+def _parse_kinds(text: str) -> tuple[Kind, ...]:
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    try:
+        return tuple(sorted({Kind(name) for name in names}))
+    except ValueError:
+        known = ", ".join(kind.value for kind in Kind)
+        raise argparse.ArgumentTypeError(f"{text!r} names an unknown kind; use {known}") from None
+
+
+def _run_check(args: argparse.Namespace) -> int:
+    try:
+        constraints = _read_constraints(args.constraints)
+        summary = sys.stdin.read() if args.summary == "-" else _read_text(args.summary)
+        # No block is written here, so the block budget does not apply.
+        guard = Guard(constraints, max_block_tokens=1 << 30, fail_closed=args.fail_closed)
+    except OSError as exc:
+        where = getattr(exc, "filename", None) or args.summary
+        print(f"{where}: cannot read: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except (ValueError, TypeError) as exc:
+        what = "cannot register" if isinstance(exc, RegistryError) else "bad constraints file"
+        print(f"{args.constraints}: {what}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    report = guard.check(summary)
+    gate = set(args.gate) | ({Kind.UNVERIFIABLE} if args.fail_closed else set())
+    gating = [f for f in report.findings if f.severity is Severity.BLOCK and f.kind in gate]
+    if args.json:
+        _print_json(_check_json(args, report, gate, gating))
+    else:
+        _print_check(args, report, gate, gating)
+    return EXIT_PROBLEMS if gating else EXIT_OK
+
+
+def _check_json(
+    args: argparse.Namespace, report: CompactionReport, gate: set[Kind], gating: list[Finding],
+) -> dict[str, object]:
+    return {
+        "version": __version__,
+        "constraints": args.constraints,
+        "summary": args.summary,
+        "gate": sorted(kind.value for kind in gate),
+        "ok": not gating,
+        "gating": [finding.invariant_id for finding in gating],
+        "report": report.to_dict(),
+    }
+
+
+def _print_check(
+    args: argparse.Namespace, report: CompactionReport, gate: set[Kind], gating: list[Finding],
+) -> None:
+    source = "stdin" if args.summary == "-" else args.summary
+    print(f"{len(report.findings)} constraint(s) from {args.constraints} against {source}")
+    print("\n".join(report.summary().splitlines()[1:]))
+    kinds = ",".join(sorted(kind.value for kind in gate))
+    if gating:
+        named = ", ".join(f"{f.invariant_id} {f.kind.value}" for f in gating)
+        print(f"FAIL: {len(gating)} finding(s) gate ({named}); gating kinds: {kinds}")
+    else:
+        print(f"ok: no finding gates; gating kinds: {kinds}")
+
+
+def _read_text(path: str) -> str:
+    with open(path, encoding="utf-8") as handle:  # noqa: PTH123 - a plain CLI path
+        return handle.read()
+
+
 def _read_constraints(path: str) -> list[str]:
     """Read one constraint per line (blank and '#' lines skipped) or a JSON list of strings."""
-    with open(path, encoding="utf-8") as handle:  # noqa: PTH123 - a plain CLI path
-        text = handle.read()
+    text = _read_text(path)
     if text.lstrip().startswith("["):
         try:
             loaded = json.loads(text)
@@ -191,6 +338,7 @@ def _comment(line: str) -> bool:
 
 
 SUBCOMMANDS: tuple[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None], ...] = (
+    _add_check,
     _add_verify,
     _add_head,
     _add_hook,

@@ -416,3 +416,80 @@ def test_langchain_codec_strips_an_edge_block_unless_the_message_is_kept() -> No
     assert isinstance(kept, list)
     assert stripped[1].content == "my notes"
     assert kept[1] is quoted
+
+
+# -- instruct_summariser: the guard's clause in SummarizationMiddleware's own prompt --
+
+
+class SummaryModel(BaseChatModel):
+    """The summarisation model: records each prompt it is sent and answers a summary."""
+
+    prompts: list[str] = Field(default_factory=list)
+
+    @property
+    def _llm_type(self) -> str:
+        return "summary-recording"
+
+    def _generate(self, messages: list[BaseMessage], stop: Any = None,
+                  run_manager: Any = None, **kwargs: Any) -> ChatResult:
+        self.prompts.append(str(messages[-1].content))
+        reply = AIMessage(content=f"The user asked questions. {CAP}")
+        return ChatResult(generations=[ChatGeneration(message=reply)])
+
+
+def _instructed_agent(guard: Guard, summary_model: SummaryModel, *, instruct: bool = True) -> Any:
+    summarization = SummarizationMiddleware(
+        model=summary_model, trigger=("messages", 6), keep=("messages", 3),
+    )
+    middleware = guard_middleware(summarization, guard, instruct_summariser=instruct)
+    return create_agent(RecordingModel(), tools=[], middleware=[middleware],
+                        checkpointer=InMemorySaver())
+
+
+def test_instruct_summariser_puts_every_constraint_in_the_summary_prompt() -> None:
+    guard, summary_model = Guard(CONSTRAINTS), SummaryModel()
+    agent = _instructed_agent(guard, summary_model)
+    for question in _questions(8):
+        agent.invoke({"messages": [HumanMessage(question)]}, THREAD)
+    assert summary_model.prompts, "summarisation should have fired"
+    clause = guard.summary_instructions()
+    for prompt in summary_model.prompts:
+        assert clause in prompt
+        assert prompt.index(clause) < prompt.index("<messages>")
+        for text in CONSTRAINTS:
+            assert text in prompt
+        assert not blocks_in([prompt.split("<messages>")[0]])
+
+
+def test_instruct_summariser_async_path_and_later_constraints() -> None:
+    guard, summary_model = Guard(CONSTRAINTS), SummaryModel()
+    agent = _instructed_agent(guard, summary_model)
+    later = "Never email customers {directly}."
+
+    async def run() -> None:
+        for n, question in enumerate(_questions(12)):
+            if n == 6:
+                guard.add(later)
+            await agent.ainvoke({"messages": [HumanMessage(question)]}, THREAD)
+
+    asyncio.run(run())
+    assert len(summary_model.prompts) >= 2
+    assert later not in summary_model.prompts[0]
+    assert later in summary_model.prompts[-1]
+
+
+def test_instruct_summariser_is_off_by_default() -> None:
+    guard, summary_model = Guard(CONSTRAINTS), SummaryModel()
+    agent = _instructed_agent(guard, summary_model, instruct=False)
+    for question in _questions(8):
+        agent.invoke({"messages": [HumanMessage(question)]}, THREAD)
+    assert summary_model.prompts
+    assert all(guard.summary_instructions() not in prompt for prompt in summary_model.prompts)
+
+
+def test_instruct_summariser_refuses_a_custom_summarizer() -> None:
+    summarization = SummarizationMiddleware(
+        model=SummaryModel(), trigger=("messages", 6), summarizer=Summariser(),
+    )
+    with pytest.raises(TypeError, match="summary_instructions"):
+        guard_middleware(summarization, Guard(CONSTRAINTS), instruct_summariser=True)

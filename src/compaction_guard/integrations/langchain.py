@@ -58,6 +58,8 @@ def __dir__() -> list[str]:
 def guard_middleware(
     summarization_middleware: AgentMiddleware[Any, Any, Any],
     guard: Guard,
+    *,
+    instruct_summariser: bool = False,
 ) -> GuardedSummarizationMiddleware:
     """Wrap a summarization middleware so each compaction runs through `guard`.
 
@@ -68,13 +70,18 @@ def guard_middleware(
     hook, for middleware that implements a hook the guard cannot see through
     (`after_model`, `wrap_tool_call`, ...). The guard's codec is wrapped in a
     `LangChainCodec` (every other context shape still goes to the codec it had).
+    `instruct_summariser=True` adds `guard.summary_instructions()` to the middleware's
+    `summary_prompt` before each summary (a request to the model; the block stays the
+    guarantee); TypeError when the middleware has no such prompt or a custom `summarizer`.
 
     ```python
     middleware = guard_middleware(SummarizationMiddleware(model=..., trigger=...), guard)
     agent = create_agent(model, tools, middleware=[middleware])
     ```
     """
-    return GuardedSummarizationMiddleware(summarization_middleware, guard)
+    return GuardedSummarizationMiddleware(
+        summarization_middleware, guard, instruct_summariser=instruct_summariser,
+    )
 
 
 # The hooks a wrapper can run the guard around; any other hook of the inner middleware
@@ -107,7 +114,13 @@ class GuardedSummarizationMiddleware(AgentMiddleware[AgentState[Any], Any, Any])
     written, so the agent state stays as it was.
     """
 
-    def __init__(self, inner: AgentMiddleware[Any, Any, Any], guard: Guard) -> None:
+    def __init__(
+        self,
+        inner: AgentMiddleware[Any, Any, Any],
+        guard: Guard,
+        *,
+        instruct_summariser: bool = False,
+    ) -> None:
         if not isinstance(inner, AgentMiddleware):
             raise TypeError(
                 f"guard_middleware wraps a LangChain AgentMiddleware such as "
@@ -128,6 +141,7 @@ class GuardedSummarizationMiddleware(AgentMiddleware[AgentState[Any], Any, Any])
         self.tools = list(getattr(inner, "tools", ()))
         self.codec = LangChainCodec(fallback=guard.codec)
         self._checked_summary: BaseMessage | None = None
+        self._base_prompt = _summary_prompt(inner) if instruct_summariser else None
 
     @property
     def name(self) -> str:
@@ -138,6 +152,7 @@ class GuardedSummarizationMiddleware(AgentMiddleware[AgentState[Any], Any, Any])
         self, state: AgentState[Any], runtime: Runtime[Any],
     ) -> dict[str, Any] | None:
         """Run the inner hook; return its update with the guard's verdict applied."""
+        self._instruct()
         before = list(state["messages"])
         return self._guarded(before, self.inner.before_model(state, runtime))
 
@@ -145,6 +160,7 @@ class GuardedSummarizationMiddleware(AgentMiddleware[AgentState[Any], Any, Any])
         self, state: AgentState[Any], runtime: Runtime[Any],
     ) -> dict[str, Any] | None:
         """Async `before_model`: the inner `abefore_model`, then the same guard step."""
+        self._instruct()
         before = list(state["messages"])
         return self._guarded(before, await self.inner.abefore_model(state, runtime))
 
@@ -157,6 +173,7 @@ class GuardedSummarizationMiddleware(AgentMiddleware[AgentState[Any], Any, Any])
 
         Raises BlockIntegrityError if a summarised thread lost its block.
         """
+        self._instruct()
         if not _overrides(self.inner, "wrap_model_call"):
             self._check(request.messages)
             return handler(request)
@@ -173,6 +190,7 @@ class GuardedSummarizationMiddleware(AgentMiddleware[AgentState[Any], Any, Any])
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
     ) -> ModelResponse[Any] | AIMessage | ExtendedModelResponse[Any]:
         """Async `wrap_model_call`."""
+        self._instruct()
         if not _overrides(self.inner, "awrap_model_call"):
             self._check(request.messages)
             return await handler(request)
@@ -182,6 +200,12 @@ class GuardedSummarizationMiddleware(AgentMiddleware[AgentState[Any], Any, Any])
             return await handler(self._guard_request(before, inner_request))
 
         return await self.inner.awrap_model_call(request, guarded)
+
+    def _instruct(self) -> None:
+        # Read the registry at every call, so constraints added later reach the summariser.
+        if self._base_prompt is not None:
+            clause = self.guard.summary_instructions()
+            self.inner.summary_prompt = _with_clause(self._base_prompt, clause)  # type: ignore[attr-defined]
 
     def _check(self, messages: Sequence[BaseMessage]) -> None:
         # A thread never summarised owes no block, so one guard can serve many threads.
@@ -223,6 +247,30 @@ class GuardedSummarizationMiddleware(AgentMiddleware[AgentState[Any], Any, Any])
             list(before), replay, method=f"langchain.{name}", codec=self.codec,
         )
         return {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *output]}
+
+
+def _summary_prompt(inner: object) -> str:
+    prompt = getattr(inner, "summary_prompt", None)
+    if not isinstance(prompt, str) or getattr(inner, "summarizer", None) is not None:
+        has = "a custom summarizer" if isinstance(prompt, str) else "none"
+        raise TypeError(
+            f"instruct_summariser=True needs middleware that formats a summary_prompt str, and "
+            f"{type(inner).__name__} has {has}; add guard.summary_instructions() to your "
+            "summariser's prompt yourself",
+        )
+    return prompt
+
+
+def _with_clause(prompt: str, clause: str) -> str:
+    """Put `clause` before the template's messages (or at its end), braces escaped for format."""
+    if not clause:
+        return prompt
+    escaped = clause.replace("{", "{{").replace("}", "}}")
+    for marker in ("<messages>", "{messages}"):
+        at = prompt.find(marker)
+        if at != -1:
+            return f"{prompt[:at]}{escaped}\n\n{prompt[at:]}"
+    return f"{prompt.rstrip()}\n\n{escaped}"
 
 
 def _effective(request: ModelRequest[Any]) -> list[BaseMessage]:

@@ -30,6 +30,7 @@ __all__ = [
     "chat_position",
     "dict_item",
     "dict_turn",
+    "hidden_pieces",
     "object_item",
     "object_turn",
     "responses_position",
@@ -133,8 +134,63 @@ class Tally:
         )
 
 
-def _json(value: object) -> str:
+# Deeper tool input than this is refused by name; json.dumps would hit the recursion limit.
+MAX_TOOL_DEPTH = 200
+
+
+def _json(value: object, where: str) -> str:
+    """Render tool input as JSON; a cycle or extreme depth is a CodecError naming the path."""
+    problem = _tool_input_problem(value)
+    if problem is not None:
+        path, reason = problem
+        raise CodecError(
+            f"{where}: tool input {reason} at {path}; pass tool input as plain JSON data "
+            f"(no value that contains itself, nesting under {MAX_TOOL_DEPTH} levels)",
+        )
     return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _tool_input_problem(value: object) -> tuple[str, str] | None:
+    """Return (JSON path, reason) of the first cycle or over-deep container, or None."""
+    if not isinstance(value, dict | list | tuple):
+        return None
+    stack: list[tuple[object, str, int, frozenset[int]]] = [(value, "$", 0, frozenset())]
+    while stack:
+        item, path, depth, above = stack.pop()
+        if not isinstance(item, dict | list | tuple):
+            continue
+        if id(item) in above:
+            return path, "contains itself (a cycle)"
+        if depth >= MAX_TOOL_DEPTH:
+            return path, f"is nested deeper than {MAX_TOOL_DEPTH} levels"
+        inner = above | {id(item)}
+        pairs = item.items() if isinstance(item, dict) else enumerate(item)
+        for key, child in pairs:
+            step = f"{path}.{key}" if isinstance(item, dict) else f"{path}[{key}]"
+            stack.append((child, step, depth + 1, inner))
+    return None
+
+
+def hidden_pieces(content: object, item: object = None) -> list[Piece]:
+    """Return model-visible text the renderer skips, as text no one may edit (tool text).
+
+    Thinking blocks in a content list and the `content` of a Responses reasoning item: the
+    provider signs or encrypts them, so a block there can only be reported, never removed.
+    """
+    pieces: list[Piece] = []
+    if isinstance(item, dict) and item.get("type") == "reasoning":
+        parts = [p for p in content if isinstance(p, dict)] if isinstance(content, list) else []
+        pieces.extend((p["text"], True) for p in parts if isinstance(p.get("text"), str))
+        return pieces
+    if not isinstance(content, list):
+        return pieces
+    for part in content:
+        view = part if isinstance(part, dict) else part_view(part, "a content part")
+        if view is not None and view.get("type") == "thinking":
+            thinking = view.get("thinking")
+            if isinstance(thinking, str):
+                pieces.append((thinking, True))
+    return pieces
 
 
 def _tool_output(value: object, pieces: list[Piece]) -> None:
@@ -149,13 +205,15 @@ def _tool_output(value: object, pieces: list[Piece]) -> None:
                 pieces.append((block["text"], True))
 
 
-def _part(part: dict[str, Any], pieces: list[Piece], tally: Tally | None, *, tool: bool) -> None:
+def _part(
+    part: dict[str, Any], pieces: list[Piece], tally: Tally | None, *, tool: bool, where: str
+) -> None:
     kind = part.get("type")
     if kind == "refusal":
         if isinstance(part.get("refusal"), str):
             pieces.append((part["refusal"], tool))
     elif kind in _TOOL_USE_PARTS:
-        pieces.append((_json(part.get("input")), True))
+        pieces.append((_json(part.get("input"), where), True))
     elif isinstance(kind, str) and kind.endswith("tool_result"):
         _tool_output(part.get("content"), pieces)
     elif kind in _THINKING_PARTS:
@@ -189,7 +247,7 @@ def _parts(
             )
         kind: Any = part.get("type")
         families &= _PART_FAMILIES.get(kind, ALL_FAMILIES)
-        _part(part, pieces, tally, tool=tool)
+        _part(part, pieces, tally, tool=tool, where=f"message {index}, content part {number}")
     return families
 
 

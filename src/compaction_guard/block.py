@@ -23,10 +23,13 @@ __all__ = [
     "HEADER_PREFIX",
     "MARKER",
     "VERSION",
+    "GuardSpan",
     "ParsedBlock",
     "block_checksum",
     "edge_blocks",
     "format_block",
+    "guard_spans",
+    "has_guard_format",
     "is_only_blocks",
     "is_standalone_block",
     "parse_blocks",
@@ -341,6 +344,56 @@ def parse_blocks(text: str) -> list[ParsedBlock]:
             blocks.append(_region(text, span, interior, (None, mark), _NO_HEADER))
         cursor, index = span[1], index + 1
     return blocks
+
+
+def has_guard_format(text: str) -> bool:
+    """Return True when `text` may hold the guard's format: a block marker or an entry tag.
+
+    A cheap filter, run on every message before every model call: prose without "<" or
+    "[" is passed by two single-character scans. True may still mean no real block or
+    entry (`guard_spans` decides); False is certain.
+    """
+    return ("<" in text and MARKER in text) or ("[" in text and ENTRY_TAG in text)
+
+
+@dataclass(frozen=True, slots=True)
+class GuardSpan:
+    """One piece of text in the guard's format: a block or fragment, or a bare entry line.
+
+    `block` is None for a `[block] <id> ::` line outside any block.
+    """
+
+    start: int
+    end: int
+    block: ParsedBlock | None
+
+    @property
+    def what(self) -> str:
+        """A short name for what this span is, for error messages and reports."""
+        if self.block is None:
+            return "a bare '[block] <id> ::' entry line"
+        if self.block.problem is not None:
+            return "a block fragment or malformed block"
+        if not self.block.intact:
+            return "an edited block (its text does not match its checksum)"
+        return f"a block with checksum {str(self.block.header_checksum)[:12]}"
+
+
+def guard_spans(text: str) -> list[GuardSpan]:
+    """Return every block, fragment and bare entry line in `text`, in order."""
+    if not has_guard_format(text):
+        return []
+    spans = [GuardSpan(b.start, b.end, b) for b in parse_blocks(text)] if MARKER in text else []
+    if ENTRY_TAG in text:
+        blocks = list(spans)
+        for match in _STRAY_ENTRY.finditer(text):
+            while blocks and blocks[0].end <= match.start():
+                blocks.pop(0)
+            if blocks and blocks[0].start <= match.start():
+                continue  # an entry of a block, not a bare line
+            spans.append(GuardSpan(match.start(), match.end(), None))
+        spans.sort(key=lambda span: span.start)
+    return spans
 
 
 def strip_blocks(text: str) -> str:

@@ -26,16 +26,17 @@ from compaction_guard._codec_shapes import (
     chat_position,
     dict_item,
     dict_turn,
+    hidden_pieces,
     object_item,
     object_turn,
     responses_position,
     unrecognised,
 )
 from compaction_guard.block import (
-    MARKER,
+    has_guard_format,
+    is_only_blocks,
     is_standalone_block,
-    parse_blocks,
-    strip_edge_blocks,
+    strip_blocks,
 )
 from compaction_guard.errors import CodecError
 from compaction_guard.view import Segment
@@ -103,6 +104,8 @@ _PLAIN = frozenset({"type", "tool_calls", "function_call"})
 def _sequence(context: object) -> Sequence[Any]:
     if isinstance(context, list | tuple):
         return context
+    if _is_content_object(context):
+        return (context,)
     raise CodecError(f"the context is a {type(context).__name__}; {ACCEPTED}")
 
 
@@ -125,7 +128,10 @@ class AutoCodec(ContextCodec):
     """
 
     def render(self, context: object) -> Rendering:
-        """Return the context's text; raise CodecError naming the first unreadable message."""
+        """Return the context's text; raise CodecError naming the first unreadable message.
+
+        One object with `.content` renders as a list of one.
+        """
         if isinstance(context, str):
             return Rendering("str", (Segment(context, 0, "text"),), (("text", context, False),))
         seq = _sequence(context)
@@ -153,6 +159,8 @@ class AutoCodec(ContextCodec):
             raise ValueError("inject needs exactly one block, as written by format_block")
         if isinstance(context, str):
             return _inject_str(context, block)
+        if _is_content_object(context):
+            return _inject_single_object(context, block)
         shape = self.render(context).shape
         seq = _sequence(context)
         out: list[Any]
@@ -173,30 +181,34 @@ class AutoCodec(ContextCodec):
         return tuple(out) if isinstance(context, tuple) else out
 
     def marked_segments(self, context: object) -> list[Segment]:
-        """Return only the segments whose text contains the block marker.
+        """Return the segments that may hold the guard's format (marker or entry tag).
 
-        Runs before every model call, so plain string messages are probed in place and
-        only messages with structured content are rendered.
+        Everything the model reads is probed, thinking blocks and reasoning content
+        included (as tool text: no one may edit them). Runs before every model call, so
+        plain string messages are probed in place and only structured content is rendered.
         """
         if isinstance(context, str):
-            return [Segment(context, 0, "text")] if MARKER in context else []
+            return [Segment(context, 0, "text")] if has_guard_format(context) else []
         found: list[Segment] = []
         for index, item in _model_visible(_sequence(context)):
             if item.__class__ is dict:
                 content, role = item.get("content"), item.get("role")
                 if content.__class__ is str and role.__class__ is str and _PLAIN.isdisjoint(item):
-                    if MARKER in content:
+                    if has_guard_format(content):
                         found.append(Segment(content, index, role, role in TOOL_ROLES))
                     continue
+            if isinstance(item, dict):
                 role, pieces, _ = dict_item(item, index, None)
+                pieces.extend(hidden_pieces(item.get("content"), item))
             elif isinstance(item, str):
                 role, pieces = "text", [(item, False)]
             elif _is_content_object(item):
                 role, pieces = object_item(item, index, None)
+                pieces.extend(hidden_pieces(getattr(item, "content", None)))
             else:
                 raise CodecError(f"message {index} is a {type(item).__name__}; {ACCEPTED}")
             found.extend(
-                Segment(text, index, role, tool) for text, tool in pieces if MARKER in text
+                Segment(text, index, role, tool) for text, tool in pieces if has_guard_format(text)
             )
         return found
 
@@ -272,29 +284,26 @@ def _render_objects(seq: Sequence[Any]) -> Rendering:
 
 
 def _inject_str(text: str, block: str) -> str:
-    """Remove the blocks that end the text, then append `block` after a blank line."""
-    while MARKER in text:
-        blocks = parse_blocks(text)
-        last = blocks[-1] if blocks else None
-        if last is None or text[last.end :].strip():
-            break
-        before = text[: last.start]
-        if before.rstrip(" \t") and not before.rstrip(" \t").endswith(("\n", "\r")):
-            break  # the block continues a line of prose: quoted, not placed
-        # Drop the separator inject itself writes, so injecting again changes nothing.
-        text = before.removesuffix("\n\n")
+    """Remove the guard's format from the text, then append `block` after a blank line.
+
+    A plain string is all compactor output, so every block and entry line goes; trailing
+    whitespace is trimmed, so injecting again changes nothing.
+    """
+    text = strip_blocks(text).rstrip()
     return f"{text}\n\n{block}" if text.strip() else block
 
 
 def _clean_text(text: str, *, kept: bool) -> str:
-    """Return `text` without the guard's blocks; "" when nothing else was in it.
+    """Return `text` without the guard's format; "" when nothing else was in it.
 
-    In a kept message only a text that is nothing but blocks is removed.
+    Text the compactor wrote loses every block, fragment and bare entry line: the format
+    is reserved for the one block the guard injects. In a kept message (the caller's own
+    text) only a text that is nothing but blocks is removed. Same object when unchanged.
     """
-    cleaned = strip_edge_blocks(text)
-    if kept and cleaned:
-        return text
-    return cleaned
+    if kept:
+        return "" if is_only_blocks(text) else text
+    cleaned = strip_blocks(text)
+    return text if cleaned is text else cleaned.strip()
 
 
 def _clean_part(part: object, *, kept: bool) -> object | None:
@@ -413,6 +422,21 @@ def _with_content(item: object, content: object) -> object:
             "objects whose .content can be assigned, or pass message dicts",
         ) from exc
     return new
+
+
+def _inject_single_object(item: object, block: str) -> object:
+    """Return a copy of one `.content` object with the block appended to its text."""
+    content = getattr(item, "content", None)
+    if isinstance(content, str):
+        return _with_content(item, _inject_str(strip_blocks(content).strip(), block))
+    if isinstance(content, list):
+        cleaned = without_guard_blocks(content)
+        parts = cleaned if isinstance(cleaned, list) else []
+        return _with_content(item, [*parts, {"type": "text", "text": block}])
+    raise CodecError(
+        f"cannot write the block into a {type(item).__name__} whose .content is "
+        f"{type(content).__name__}; pass a list of messages",
+    )
 
 
 def _inject_objects(seq: Sequence[Any], block: str, keep: Collection[int]) -> list[Any]:

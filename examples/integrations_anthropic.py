@@ -43,7 +43,10 @@ import compaction_guard as cg
 from compaction_guard.integrations.anthropic import verify_and_reassert
 
 guard = cg.Guard(["The budget cap for this run is $500."])
-messages = [{"role": "user", "content": "How many orders last week?"}]
+# The host places the block itself in the first turn (a fresh guard owes it from the start).
+messages = [{"role": "user", "content": [
+    {"type": "text", "text": guard.reassertion_block()},
+    {"type": "text", "text": "How many orders last week?"}]}]
 
 
 def run_tools(content):

@@ -168,8 +168,15 @@ def test_lone_surrogate_in_context_is_handled() -> None:
     guard.assert_present(out)
 
 
-def test_assert_present_before_any_block_owes_nothing() -> None:
-    lexical_guard(CAP).assert_present(chat("no block here"))
+def test_assert_present_on_a_fresh_guard_accepts_every_constraint_held_verbatim() -> None:
+    """Before the first compaction the host's own copy of every rule counts as presence."""
+    lexical_guard(CAP).assert_present(chat(f"Rules: {CAP} Go."))
+
+
+def test_assert_present_on_a_fresh_guard_refuses_a_context_without_the_constraints() -> None:
+    """A restarted guard is never fail-open."""
+    with pytest.raises(cg.BlockIntegrityError, match="missing"):
+        lexical_guard(CAP).assert_present(chat("no block here"))
 
 
 def test_assert_present_raises_when_the_block_is_gone() -> None:
@@ -243,13 +250,17 @@ def test_forged_block_is_replaced_by_repair() -> None:
     guard.assert_present(out)
 
 
-def test_user_message_quoting_a_block_is_not_rewritten() -> None:
+def test_user_message_quoting_a_block_is_not_rewritten_but_reported() -> None:
+    """The host's own message is never edited; its copy of a block is a second authority."""
     guard = lexical_guard(CAP)
     quoted = "Look what I found in the logs:\n" + guard.reassertion_block() + "\nwhat is it?"
     context = chat(quoted)
     out = guard.compact(context, compactor=lambda m: m)
     assert out[1]["content"] == quoted
-    guard.assert_present(out)
+    assert guard.last_report is not None
+    assert [p.where for p in guard.last_report.foreign_blocks] == ["message 1 (user)"]
+    with pytest.raises(cg.BlockIntegrityError, match="message 1"):
+        guard.assert_present(out)
 
 
 def test_add_refuses_constraint_containing_the_marker() -> None:
@@ -395,13 +406,15 @@ def test_block_carried_inside_the_summary_is_replaced() -> None:
     guard.assert_present(out)
 
 
-def test_retained_user_message_quoting_a_block_at_its_end_is_kept() -> None:
-    guard = lexical_guard(CAP)
+def test_retained_user_message_quoting_a_block_at_its_end_is_kept_and_reported() -> None:
+    guard = lexical_guard(CAP, foreign_blocks="report")
     quoted = "What is this thing in my logs?\n" + cg.Guard([READ_ONLY]).reassertion_block()
     context = chat(quoted)
     out = guard.compact(context, compactor=lambda m: m)
     assert out[1]["content"] == quoted
-    guard.assert_present(out)
+    assert guard.last_report is not None
+    assert len(guard.last_report.foreign_blocks) == 1
+    guard.assert_present(out)  # foreign_blocks="report": the host acts on the report
 
 
 def test_issued_turns_true_after_repair() -> None:
@@ -419,10 +432,16 @@ def test_per_call_codec_is_used() -> None:
             calls.append("marked")
             return super().marked_segments(context)
 
-    guard = lexical_guard(CAP)
+    class Unused(cg.AutoCodec):
+        def marked_segments(self, context: object) -> list[cg.Segment]:
+            raise AssertionError("the guard's own codec was used")
+
+    guard = lexical_guard(CAP, codec=Unused())
     out = guard.compact(chat("x"), compactor=lambda m: m, codec=Spy())
+    compacting = len(calls)
     guard.assert_present(out, codec=Spy())
-    assert calls == ["marked", "marked"]
+    assert compacting >= 1
+    assert len(calls) == compacting + 1
 
 
 @pytest.mark.parametrize("invariants", [None, 5])

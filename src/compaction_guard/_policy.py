@@ -6,12 +6,15 @@ Each branch is its own function so `guard.py` reads as the numbered pipeline.
 from __future__ import annotations
 
 import dataclasses
+import math
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from compaction_guard import block as _block
 from compaction_guard import group_trim
-from compaction_guard.codec import without_guard_blocks
+from compaction_guard.codec import ContextCodec, without_guard_blocks
 from compaction_guard.errors import BlockIntegrityError, CodecError, InvariantViolation
+from compaction_guard.report import PairingProblem
 
 if TYPE_CHECKING:
     import os
@@ -20,22 +23,75 @@ if TYPE_CHECKING:
     from compaction_guard.report import CompactionReport
     from compaction_guard.view import Segment
 
-__all__ = ["fit_to_budget", "refuse_if_gating", "seal_receipt", "verify_single_block"]
+__all__ = [
+    "check_pairing",
+    "fit_to_budget",
+    "refuse_if_gating",
+    "seal_receipt",
+    "validate_call",
+    "verify_single_block",
+]
 
 _HEAD_ROLES = frozenset({"system", "developer"})
 
 
 def refuse_if_gating(report: CompactionReport) -> None:
-    """Raise InvariantViolation when `report` has gating findings (Policy.RAISE)."""
-    gating = report.gating
-    if not gating:
+    """Raise InvariantViolation for what gates under Policy.RAISE.
+
+    That is gating findings, tool calls or results left unpaired, and guard-format text
+    the guard may not edit.
+    """
+    reasons = [f"{f.invariant_id}={f.kind.value}" for f in report.gating]
+    reasons += [f"{p.kind} at message {p.message}" for p in report.pairing]
+    reasons += [f"{p.what} in {p.where}" for p in report.foreign_blocks]
+    if not reasons:
         return
-    listed = ", ".join(f"{f.invariant_id}={f.kind.value}" for f in gating)
     raise InvariantViolation(
-        f"compaction refused under Policy.RAISE: {listed}. Your original context is "
-        "untouched; fix the summariser or use Policy.REPAIR to re-inject the constraints",
+        f"compaction refused under Policy.RAISE: {', '.join(reasons)}. Your original context "
+        "is untouched; fix the summariser (or remove the guard-format text from tool "
+        "results and kept messages), or use Policy.REPAIR to re-inject the constraints",
         report=report,
     )
+
+
+def validate_call(codec: object, context: object, max_tokens: object) -> None:
+    """Refuse bad input before any work: a non-codec, a bad budget, an untrimmable context.
+
+    Raises TypeError or CodecError saying what to pass.
+    """
+    if not isinstance(codec, ContextCodec):
+        raise TypeError(
+            f"codec must be a ContextCodec (render, inject, marked_segments), got "
+            f"{type(codec).__name__}; leave it out to use AutoCodec()",
+        )
+    if max_tokens is None:
+        return
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int | float) or not (
+        0 < max_tokens < math.inf  # NaN fails this too
+    ):
+        raise TypeError(
+            f"max_tokens must be a positive number of tokens, got {max_tokens!r}; "
+            "pass e.g. max_tokens=8000, or leave it out",
+        )
+    if not isinstance(context, list | tuple) or not all(isinstance(m, Mapping) for m in context):
+        raise CodecError(
+            "max_tokens trimming works on lists of provider messages (dicts); this context "
+            f"is a {type(context).__name__}. Trim it yourself or drop max_tokens",
+        )
+
+
+def check_pairing(output: object) -> tuple[PairingProblem, ...]:
+    """Return the tool calls and results `output` leaves unpaired (`group_trim.validate`).
+
+    Only lists of provider messages are checked; anything else has no pairing to break.
+    """
+    if not isinstance(output, list | tuple) or not all(isinstance(m, Mapping) for m in output):
+        return ()
+    try:
+        problems = group_trim.validate(output)
+    except (TypeError, ValueError):
+        return ()  # a shape group_trim cannot read; the codec reports it
+    return tuple(PairingProblem(p.index, p.kind, p.message) for p in problems)
 
 
 def _guard_blocks(segment: Segment) -> tuple[list[_block.ParsedBlock], bool]:

@@ -48,6 +48,7 @@ class Registry:
         self._forms: dict[str, InvariantId] = {}
         self._used = 0
         self._checksum: str | None = None
+        self._block: str | None = None
 
     def __len__(self) -> int:
         return len(self._items)
@@ -84,7 +85,7 @@ class Registry:
         self._items[new_id] = invariant
         self._forms[form] = new_id
         self._used += cost
-        self._checksum = None
+        self._checksum = self._block = None
         return invariant
 
     def _new_id(self, text: str, custom: object) -> InvariantId:
@@ -116,7 +117,7 @@ class Registry:
             )
         del self._forms[id_form(invariant.text)]
         self._used -= invariant.tokens
-        self._checksum = None
+        self._checksum = self._block = None
         return invariant
 
     def invariants(self) -> tuple[Invariant, ...]:
@@ -146,5 +147,7 @@ class Registry:
         return self._checksum
 
     def block_text(self) -> str:
-        """Return the current block, or "" when nothing is registered."""
-        return _block.format_block(self.entries()) if self._items else ""
+        """Return the current block, or "" when nothing is registered (cached until a change)."""
+        if self._block is None:
+            self._block = _block.format_block(self.entries()) if self._items else ""
+        return self._block

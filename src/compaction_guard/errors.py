@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from compaction_guard.report import CompactionReport
+    from compaction_guard.report import BlockPlace, CompactionReport
 
 __all__ = [
     "BlockIntegrityError",
@@ -91,7 +91,15 @@ class CodecError(CompactionGuardError):
 
 
 class BlockIntegrityError(CompactionGuardError):
-    """The sentinel block is missing, edited, split, or stale."""
+    """The sentinel block is missing, edited, split, or stale, or has a rival.
+
+    `places` names every piece of guard-format text other than the current block
+    (empty when there is none).
+    """
+
+    def __init__(self, message: str, *, places: tuple[BlockPlace, ...] = ()) -> None:
+        super().__init__(message)
+        self.places = places
 
 
 class ReceiptError(CompactionGuardError):

@@ -9,17 +9,28 @@ from __future__ import annotations
 import dataclasses
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from compaction_guard import block as _block
 from compaction_guard import diff as _diff
 from compaction_guard._logging import log_report
 from compaction_guard._policy import (
+    check_pairing,
     fit_to_budget,
     refuse_if_gating,
     seal_receipt,
-    verify_single_block,
+    validate_call,
+)
+from compaction_guard._presence import (
+    FOREIGN_BLOCK_MODES,
+    find_authority,
+    is_current_fast,
+    is_editable,
+    place_of,
+    raise_unless_one_authority,
+    stripped_places,
+    warn_foreign,
 )
 from compaction_guard._registry import Registry
 from compaction_guard._token_counter import resolve_counter
@@ -28,11 +39,19 @@ from compaction_guard.detectors.base import DetectorChain
 from compaction_guard.errors import (
     BlockIntegrityError,
     CodecError,
+    RegistryError,
 )
 from compaction_guard.invariant import (
     Invariant,
 )
-from compaction_guard.report import BlockBudget, CompactionReport, Finding, Removal, excerpt
+from compaction_guard.report import (
+    BlockBudget,
+    BlockPlace,
+    CompactionReport,
+    Finding,
+    Removal,
+    excerpt,
+)
 from compaction_guard.taxonomy import Kind, Mode, Policy, Severity, Site
 from compaction_guard.view import SummaryView
 
@@ -99,16 +118,29 @@ class Guard:
         on_report: Callable[[CompactionReport], object] | None = None,
         receipts: str | os.PathLike[str] | None = None,
         receipt_key: bytes | str | None = None,
+        foreign_blocks: str = "raise",
     ) -> None:
         if isinstance(invariants, str) or not isinstance(invariants, Iterable):
             raise TypeError(
                 "Guard() takes a list of constraints (strings or Invariants), got "
                 f"{type(invariants).__name__}; wrap a single one: Guard([text])",
             )
+        if isinstance(invariants, Mapping):
+            raise RegistryError(
+                "Guard() takes a list of constraints, got a mapping (iterating it would "
+                "register its keys); pass list(mapping.values()), or Invariant(...) objects "
+                "to keep your ids",
+            )
+        if foreign_blocks not in FOREIGN_BLOCK_MODES:
+            raise ValueError(
+                f"foreign_blocks must be 'raise' or 'report', got {foreign_blocks!r}",
+            )
+        self.foreign_blocks = foreign_blocks
         self.policy = Policy(policy)
         self.fail_closed = fail_closed
         self.max_block_tokens = max_block_tokens
         self.codec: ContextCodec = codec if codec is not None else AutoCodec()
+        validate_call(self.codec, None, None)
         self.chain = DetectorChain(default_detectors() if detectors is None else detectors)
         self.on_report = on_report
         self.receipts = receipts
@@ -192,16 +224,33 @@ class Guard:
         return self._issued
 
     def assert_present(self, context: Any, *, codec: ContextCodec | None = None) -> None:
-        """Raise BlockIntegrityError unless `context` carries the current block intact.
+        """Raise BlockIntegrityError unless `context` carries the block the registry renders now.
 
-        Before the guard has issued a block (repair or `reassertion_block()`), nothing is
-        owed and this returns. It reads only the pieces of context that hold a marker.
-        `codec` overrides the guard's codec for this call.
+        The block must be intact, current and the only guard-format text the model reads
+        (another block, a bare `[block] <id> ::` line, in any message, part, tool result or
+        thinking item, raises naming its place, unless `foreign_blocks="report"`). Before
+        this guard placed a block, a context that holds every constraint verbatim also
+        passes. Cost: a marker probe per message and one string compare; `codec` overrides
+        the guard's codec for this call.
         """
-        if not self._issued or not self._registry:
+        if not self._registry:
             return
-        segments = (codec or self.codec).marked_segments(context)
-        verify_single_block(segments, self.block_checksum, stale_hint=_REPIN_HINT)
+        codec = codec or self.codec
+        segments = codec.marked_segments(context)
+        if is_current_fast(segments, self._registry.block_text()):
+            return
+        checksum = self._registry.checksum or ""
+        authority = find_authority(segments, checksum)
+        if not segments and not self._issued and self._holds_every_constraint(codec, context):
+            return
+        raise_unless_one_authority(
+            authority, context, allow_foreign=self.foreign_blocks == "report", repin=_REPIN_HINT,
+        )
+
+    def _holds_every_constraint(self, codec: ContextCodec, context: Any) -> bool:
+        """Whether every registered text sits verbatim in text the model reads (not tools)."""
+        texts = [s.text for s in codec.render(context).segments if is_editable(s)]
+        return all(any(inv.text in text for text in texts) for inv in self.invariants())
 
     # -- compaction -----------------------------------------------------------------
 
@@ -231,8 +280,13 @@ class Guard:
             started=time.perf_counter(), compactor=compactor, method=method,
             codec=codec or self.codec,
         )
-        # 1. Render the before side first: compactors may mutate their input.
+        # 0. Bad input fails here, before the compactor, the receipt or any rendering.
+        validate_call(call.codec, context, max_tokens)
+        # 1. Render the before side first: compactors may mutate their input. A context
+        # the codec cannot read cannot be repaired either: only WARN goes on without it.
         before, before_error = _try_render(call.codec, context)
+        if before_error is not None and self.policy is not Policy.WARN and self._registry:
+            raise CodecError(before_error)
         call.receipt = self._open_receipt(context)
         # 2. Run the compactor.
         after = compactor(context)
@@ -243,15 +297,19 @@ class Guard:
             )
             self._finish(empty, call, after)
             return after
-        # 3. Diff and 4. detect: one finding per constraint.
+        # 3. Diff and 4. detect: one finding per constraint; tool pairing of the output.
         draft, retained = self._classify(call.codec, before, before_error, after)
+        draft = _replace(draft, pairing=check_pairing(after))
         # 5. Policy: WARN observes, RAISE gates, REPAIR (and a clean RAISE) re-injects.
         if self.policy is Policy.WARN:
+            draft = _replace(draft, foreign_blocks=self._foreign(call.codec, after))
+            warn_foreign(draft.foreign_blocks)
             self._finish(draft, call, after)
             return after
-        if self.policy is Policy.RAISE and draft.gating:
+        if self.policy is Policy.RAISE:
             refuse_if_gating(self.emit(_replace(draft, duration_ms=_elapsed_ms(call.started))))
-        output = self._repair(call.codec, after, keep=retained)
+        kept = frozenset() if draft.shape == "str" else retained
+        output = self._repair(call.codec, after, keep=kept)
         draft = _replace(draft, repaired=True)
         # 6. Optional group-safe trim to a final budget; the block is never dropped.
         if max_tokens is not None:
@@ -260,9 +318,35 @@ class Guard:
                 count_tokens=self.count_tokens,
             )
             self._verify_output(call.codec, output)
-        # 7. Seal the receipt and 8. emit the report.
+        # 7. Guard-format text left where the guard may not edit gates under RAISE.
+        draft = self._account_blocks(call.codec, draft, after, output, kept)
+        if self.policy is Policy.RAISE:
+            refuse_if_gating(self.emit(_replace(draft, duration_ms=_elapsed_ms(call.started))))
+        warn_foreign(draft.foreign_blocks)
+        # 8. Seal the receipt and 9. emit the report.
         self._finish(draft, call, output)
         return output
+
+    def _foreign(self, codec: ContextCodec, context: Any) -> tuple[BlockPlace, ...]:
+        """Name every guard-format text in `context` other than the one current block."""
+        try:
+            segments = codec.marked_segments(context)
+        except CodecError:
+            return ()  # an unreadable context: its findings are unverifiable already
+        authority = find_authority(segments, self.block_checksum or "")
+        return tuple(place_of(segment, what, context) for segment, what in authority.foreign)
+
+    def _account_blocks(
+        self, codec: ContextCodec, draft: CompactionReport, after: Any, output: Any,
+        kept: frozenset[int],
+    ) -> CompactionReport:
+        """Record what repair removed from the compactor's text and what it had to leave."""
+        foreign = self._foreign(codec, output)
+        remaining = frozenset(
+            s.text for s in codec.marked_segments(output) if not _block.is_only_blocks(s.text)
+        ) if foreign else frozenset()
+        stripped = stripped_places(codec.marked_segments(after), kept, remaining, after)
+        return _replace(draft, foreign_blocks=foreign, stripped_blocks=stripped)
 
     def _classify(
         self,
@@ -381,9 +465,11 @@ class Guard:
 
     def _verify_output(self, codec: ContextCodec, output: Any) -> None:
         try:
-            verify_single_block(
-                codec.marked_segments(output), self.block_checksum, stale_hint="",
-            )
+            segments = codec.marked_segments(output)
+            if is_current_fast(segments, self._registry.block_text()):
+                return
+            authority = find_authority(segments, self.block_checksum or "")
+            raise_unless_one_authority(authority, output, allow_foreign=True, repin="")
         except BlockIntegrityError as exc:
             raise BlockIntegrityError(
                 f"repair did not take: {exc}. The codec wrote a block it cannot read back; "

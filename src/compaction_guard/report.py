@@ -22,7 +22,16 @@ from compaction_guard.taxonomy import (
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-__all__ = ["BlockBudget", "CompactionReport", "Finding", "Removal", "Report", "excerpt"]
+__all__ = [
+    "BlockBudget",
+    "BlockPlace",
+    "CompactionReport",
+    "Finding",
+    "PairingProblem",
+    "Removal",
+    "Report",
+    "excerpt",
+]
 
 _REPORT_FORMAT = 1
 _EXCERPT_WORDS = 6
@@ -109,6 +118,52 @@ class Removal:
 
 
 @dataclass(frozen=True, slots=True)
+class BlockPlace:
+    """Where guard-format text sits in a context, and what it is.
+
+    `message` is the message index, `part` the content-part index (None for a whole
+    message), `where` reads like "message 3, part 1 (tool_result)", `what` names the text
+    ("a bare '[block] <id> ::' entry line", "an edited block", ...).
+    """
+
+    message: int
+    part: int | None
+    where: str
+    what: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-able dict."""
+        return {"message": self.message, "part": self.part, "where": self.where, "what": self.what}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> BlockPlace:
+        """Rebuild from `to_dict` output."""
+        part = data.get("part")
+        return cls(
+            message=int(data["message"]), part=None if part is None else int(part),
+            where=str(data["where"]), what=str(data["what"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PairingProblem:
+    """A tool call or result the compactor left unpaired (from `group_trim.validate`)."""
+
+    message: int
+    kind: str
+    detail: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-able dict."""
+        return {"message": self.message, "kind": self.kind, "detail": self.detail}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PairingProblem:
+        """Rebuild from `to_dict` output."""
+        return cls(message=int(data["message"]), kind=str(data["kind"]), detail=str(data["detail"]))
+
+
+@dataclass(frozen=True, slots=True)
 class BlockBudget:
     """How many block tokens the registry uses out of `limit`."""
 
@@ -129,6 +184,10 @@ class CompactionReport:
     BLOCK findings that Policy.RAISE refuses on. `fits`, `tokens_before` and
     `tokens_after` are set when `compact(..., max_tokens=...)` trimmed to a budget, and
     `receipt` holds the digest of the receipt row sealed for this compaction.
+    `foreign_blocks` lists guard-format text the guard may not edit (tool results,
+    thinking, the host's own kept messages) in the returned context; `stripped_blocks`
+    what it removed from the compactor's text; `pairing` the tool calls or results the
+    compactor left unpaired. Each of the three gates under Policy.RAISE.
     """
 
     mode: Mode
@@ -145,6 +204,9 @@ class CompactionReport:
     tokens_before: int | None = None
     tokens_after: int | None = None
     receipt: str | None = None
+    foreign_blocks: tuple[BlockPlace, ...] = ()
+    stripped_blocks: tuple[BlockPlace, ...] = ()
+    pairing: tuple[PairingProblem, ...] = ()
 
     @property
     def worst(self) -> Kind | None:
@@ -213,6 +275,9 @@ class CompactionReport:
             "tokens_before": self.tokens_before,
             "tokens_after": self.tokens_after,
             "receipt": self.receipt,
+            "foreign_blocks": [place.to_dict() for place in self.foreign_blocks],
+            "stripped_blocks": [place.to_dict() for place in self.stripped_blocks],
+            "pairing": [problem.to_dict() for problem in self.pairing],
         }
 
     def to_json(self, *, indent: int | None = None) -> str:
@@ -258,6 +323,11 @@ class CompactionReport:
             tokens_before=data.get("tokens_before"),
             tokens_after=data.get("tokens_after"),
             receipt=data.get("receipt"),
+            foreign_blocks=tuple(BlockPlace.from_dict(p) for p in data.get("foreign_blocks", ())),
+            stripped_blocks=tuple(
+                BlockPlace.from_dict(p) for p in data.get("stripped_blocks", ())
+            ),
+            pairing=tuple(PairingProblem.from_dict(p) for p in data.get("pairing", ())),
         )
 
     @classmethod

@@ -465,7 +465,9 @@ def test_guarded_session_unobserved_reappends_when_the_server_drops_it(
 def test_guarded_session_unobserved_reappends_after_the_registry_changes(
     sqlite: SQLiteSession,
 ) -> None:
-    guard = Guard([CAP])
+    # Server-held history cannot be edited: the superseded block is foreign guard text,
+    # which this host chooses to act on through reports instead of assert_present raising.
+    guard = Guard([CAP], foreign_blocks="report")
     inner, client = _server_session(sqlite, CompactServer())
     session = GuardedSession(inner, guard)
 
@@ -483,6 +485,8 @@ def test_guarded_session_unobserved_reappends_after_the_registry_changes(
     assert len(found) == 2  # the superseded block stays in server-compacted history
     assert found[-1].header_checksum == guard.block_checksum
     guard.assert_present(items)
+    with pytest.raises(BlockIntegrityError, match="besides the current block"):
+        Guard([CAP, READ_ONLY]).assert_present(items)
 
 
 def test_guarded_session_unobserved_no_compaction_no_report(sqlite: SQLiteSession) -> None:

@@ -10,18 +10,16 @@ import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from compaction_guard import block as _block
 from compaction_guard import group_trim
 from compaction_guard.codec import ContextCodec, without_guard_blocks
-from compaction_guard.errors import BlockIntegrityError, CodecError, InvariantViolation
+from compaction_guard.errors import CodecError, InvariantViolation
 from compaction_guard.report import PairingProblem
 
 if TYPE_CHECKING:
     import os
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable
 
     from compaction_guard.report import CompactionReport
-    from compaction_guard.view import Segment
 
 __all__ = [
     "check_pairing",
@@ -29,7 +27,6 @@ __all__ = [
     "refuse_if_gating",
     "seal_receipt",
     "validate_call",
-    "verify_single_block",
 ]
 
 _HEAD_ROLES = frozenset({"system", "developer"})
@@ -92,60 +89,6 @@ def check_pairing(output: object) -> tuple[PairingProblem, ...]:
     except (TypeError, ValueError):
         return ()  # a shape group_trim cannot read; the codec reports it
     return tuple(PairingProblem(p.index, p.kind, p.message) for p in problems)
-
-
-def _guard_blocks(segment: Segment) -> tuple[list[_block.ParsedBlock], bool]:
-    """Return the blocks of a segment that stand where the guard places or carries them.
-
-    The flag is True when the segment is nothing but blocks (the guard's own message or
-    part). Blocks quoted inside other prose do not count for presence; in plain-string
-    contexts every block counts.
-    """
-    if segment.role == "text" or _block.is_only_blocks(segment.text):
-        return _block.parse_blocks(segment.text), True
-    return _block.edge_blocks(segment.text), False
-
-
-def verify_single_block(
-    segments: Sequence[Segment],
-    checksum: str | None,
-    *,
-    stale_hint: str,
-) -> None:
-    """Raise BlockIntegrityError unless the newest guard block is intact and current.
-
-    Fails on a guard-placed block that is edited, forged or split, on a block found only
-    inside tool results, and on a newest block whose checksum is not `checksum`. Older
-    intact blocks are superseded: they accumulate where history cannot be rewritten.
-    """
-    seen: list[tuple[int, bool]] = []  # (message index, is current), in context order
-    in_tool = 0
-    for segment in segments:
-        if segment.tool:
-            in_tool += len(_block.parse_blocks(segment.text))
-            continue
-        blocks, placed = _guard_blocks(segment)
-        for parsed in blocks:
-            if parsed.intact:
-                seen.append((segment.message, parsed.header_checksum == checksum))
-            elif placed:
-                raise BlockIntegrityError(
-                    f"the guard block in message {segment.message} does not verify "
-                    f"({parsed.failure or 'checksum mismatch'}); it was edited, split or "
-                    "forged. Re-pin: guard.compact(context, compactor=lambda c: c)",
-                )
-    if not seen:
-        where = " (one appears only inside a tool result, which does not count)" if in_tool else ""
-        raise BlockIntegrityError(
-            f"the guard block is missing from the context{where}; "
-            "re-pin: guard.compact(context, compactor=lambda c: c)",
-        )
-    message, current = seen[-1]
-    if not current:
-        raise BlockIntegrityError(
-            f"the guard block in message {message} is intact but stale: the registry "
-            f"changed since it was issued; {stale_hint}".rstrip("; "),
-        )
 
 
 def _holds_block(message: Any, block_text: str) -> bool:

@@ -6,6 +6,7 @@ See docs/DESIGN.md, "Registry and ids".
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import TYPE_CHECKING
 
 from compaction_guard import block as _block
@@ -34,6 +35,21 @@ _CUSTOM_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}")
 BLOCK_FRAME_TOKENS = 40
 
 
+def _has_visible_character(text: str) -> bool:
+    """Whether `text` holds a character that is not whitespace, a control or a format one."""
+    return any(
+        not char.isspace() and unicodedata.category(char) not in {"Cf", "Cc", "Zs", "Mn"}
+        for char in text
+    )
+
+
+def _quote(text: str, words: int = 8) -> str:
+    """Return the first words of a constraint, quoted, to name it in a message."""
+    head = text.split()
+    shown = " ".join(head[:words])
+    return repr(shown + (" ..." if len(head) > words else ""))
+
+
 class Registry:
     """Registered constraints in order, with a running block-token total.
 
@@ -58,16 +74,23 @@ class Registry:
     ) -> Invariant:
         """Register `text`; see `Guard.add` for what it raises."""
         text = validate_text(text)
+        if not _has_visible_character(text):
+            raise RegistryError(
+                f"the constraint {text!r} holds only invisible characters (spaces, zero-width "
+                "or format characters); pass the rule's words",
+            )
         reason = _block.unembeddable_reason(text)
         if reason is not None:
             raise RegistryError(reason)
         new_id = self._new_id(text, custom_id)
         form = id_form(text)
         if form in self._forms:
+            earlier = self._items[self._forms[form]]
             raise DuplicateInvariantId(
-                f"this constraint is already registered as {self._forms[form]!r} "
-                "(texts that differ only in case, spacing or punctuation are one constraint)",
-                invariant_id=self._forms[form],
+                f"this constraint is already registered as {earlier.id!r} "
+                f"({_quote(earlier.text)}); texts that differ only in case, spacing or "
+                "punctuation are one constraint, so it needs no second registration",
+                invariant_id=earlier.id,
             )
         line = _block.format_block([(new_id, text)]).splitlines()
         cost = sum(self._estimate(entry) for entry in line[1:-1])
@@ -99,9 +122,10 @@ class Registry:
         else:
             new_id = InvariantId(custom)
         if new_id in self._items:
+            earlier = self._items[new_id]
             raise DuplicateInvariantId(
-                f"an invariant with id {new_id!r} is already registered; "
-                "remove() it first or pass another id",
+                f"the id {new_id!r} is already registered for {_quote(earlier.text)}; to "
+                f"replace that rule, remove({new_id!r}, reason=...) first",
                 invariant_id=new_id,
             )
         return new_id

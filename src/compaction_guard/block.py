@@ -34,6 +34,7 @@ __all__ = [
     "is_standalone_block",
     "parse_blocks",
     "strip_blocks",
+    "strip_current_blocks",
     "strip_edge_blocks",
     "transport_form",
     "unembeddable_reason",
@@ -394,6 +395,25 @@ def guard_spans(text: str) -> list[GuardSpan]:
             spans.append(GuardSpan(match.start(), match.end(), None))
         spans.sort(key=lambda span: span.start)
     return spans
+
+
+def strip_current_blocks(text: str, checksum: str | None) -> str:
+    """Return `text` without the intact blocks whose checksum is `checksum`.
+
+    Only the current block is invisible to detection; every other block, fragment and
+    bare entry line stays, to be read as prose. Same object when nothing was removed.
+    """
+    if checksum is None or MARKER not in text:
+        return text
+    current = [b for b in parse_blocks(text) if b.intact and b.header_checksum == checksum]
+    if not current:
+        return text
+    pieces, cursor = [], 0
+    for found in current:
+        pieces.append(text[cursor : found.start])
+        cursor = found.end
+    pieces.append(text[cursor:])
+    return "\n".join(pieces)
 
 
 def strip_blocks(text: str) -> str:

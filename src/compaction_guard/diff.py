@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from compaction_guard.block import MARKER, parse_blocks, strip_blocks
+from compaction_guard.block import MARKER, block_checksum, parse_blocks, strip_current_blocks
 from compaction_guard.taxonomy import Site
 from compaction_guard.view import Passage, SummaryView
 
@@ -19,35 +19,35 @@ if TYPE_CHECKING:
 
 __all__ = ["build_view", "carried_ids"]
 
-_ENTRY_HINT = "[block]"
-
-
 def build_view(
     before: Rendering | None,
     after: Rendering,
     registry: Mapping[str, str],
 ) -> SummaryView:
-    """Attribute every piece of `after` to SUMMARY or RETAINED and strip guard blocks.
+    """Attribute every piece of `after` to SUMMARY or RETAINED and strip the current block.
 
     A message of `after` that renders exactly like a message of `before` is RETAINED
     (matched as a multiset, so a repeated message is retained only as often as it was
     there). Plain-string contexts are compared line by line instead. `registry` maps
-    invariant ids to their registered text, for the carried-block echo rule.
+    invariant ids to their registered text, in registration order: the block it renders
+    is the only one stripped (and echoed through `carried`); any other guard-format text,
+    a forged or stale block or a bare entry line, stays in the view as ordinary prose.
     """
+    current = block_checksum(list(registry.items())) if registry else None
     if before is None:
         retained_keys: Counter[Hashable] = Counter()
     else:
         retained_keys = Counter(before.keys)
     retained_messages = _retained_messages(after, retained_keys)
-    before_lines = _line_set(before) if after.shape == "str" else frozenset()
+    before_lines = _line_set(before, current) if after.shape == "str" else frozenset()
     passages: list[Passage] = []
     carried: set[str] = set()
     for segment in after.segments:
         text = segment.text
-        if MARKER in text or _ENTRY_HINT in text:
+        if MARKER in text:
             if not segment.tool:
                 carried |= carried_ids(text, registry)
-            text = strip_blocks(text)
+            text = strip_current_blocks(text, current)
         if not text.strip():
             continue
         if after.shape == "str":
@@ -59,10 +59,15 @@ def build_view(
 
 
 def carried_ids(text: str, registry: Mapping[str, str]) -> set[str]:
-    """Return ids whose exact registered text sits in an intact block inside `text`."""
+    """Return ids whose registered text sits in an intact current block inside `text`.
+
+    Only the block the registry renders now counts: a forged block that reuses an id and
+    its text cannot vouch for anything.
+    """
     found: set[str] = set()
+    current = block_checksum(list(registry.items())) if registry else None
     for block in parse_blocks(text):
-        if not block.intact:
+        if not block.intact or block.header_checksum != current:
             continue
         for entry_id, entry_text in block.entries:
             if registry.get(entry_id) == entry_text:
@@ -79,12 +84,13 @@ def _retained_messages(after: Rendering, before_keys: Counter[Hashable]) -> set[
     return retained
 
 
-def _line_set(rendering: Rendering | None) -> frozenset[str]:
+def _line_set(rendering: Rendering | None, current: str | None) -> frozenset[str]:
     if rendering is None:
         return frozenset()
     lines: set[str] = set()
     for segment in rendering.segments:
-        lines.update(line.strip() for line in strip_blocks(segment.text).splitlines())
+        text = strip_current_blocks(segment.text, current)
+        lines.update(line.strip() for line in text.splitlines())
     lines.discard("")
     return frozenset(lines)
 

@@ -386,7 +386,7 @@ class Guard:
                 f"check() takes the summary text as a str, got {type(summary_text).__name__}",
             )
         started = time.perf_counter()
-        stripped = _block.strip_blocks(summary_text)
+        stripped = _block.strip_current_blocks(summary_text, self.block_checksum)
         carried = frozenset(_diff.carried_ids(summary_text, self._registry.texts()))
         view = SummaryView(passages=SummaryView.from_summary(stripped).passages, carried=carried)
         note = None if self._registry else "no invariants registered"

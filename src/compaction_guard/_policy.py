@@ -24,12 +24,18 @@ if TYPE_CHECKING:
 __all__ = [
     "check_pairing",
     "fit_to_budget",
+    "gates",
     "refuse_if_gating",
     "seal_receipt",
     "validate_call",
 ]
 
 _HEAD_ROLES = frozenset({"system", "developer"})
+
+
+def gates(report: CompactionReport) -> bool:
+    """Whether Policy.RAISE refuses `report` (see `refuse_if_gating`)."""
+    return bool(report.gating or report.pairing or report.foreign_blocks)
 
 
 def refuse_if_gating(report: CompactionReport) -> None:

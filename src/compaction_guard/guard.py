@@ -18,6 +18,7 @@ from compaction_guard._logging import log_report
 from compaction_guard._policy import (
     check_pairing,
     fit_to_budget,
+    gates,
     refuse_if_gating,
     seal_receipt,
     validate_call,
@@ -306,7 +307,7 @@ class Guard:
             warn_foreign(draft.foreign_blocks)
             self._finish(draft, call, after)
             return after
-        if self.policy is Policy.RAISE:
+        if self.policy is Policy.RAISE and gates(draft):
             refuse_if_gating(self.emit(_replace(draft, duration_ms=_elapsed_ms(call.started))))
         kept = frozenset() if draft.shape == "str" else retained
         output = self._repair(call.codec, after, keep=kept)
@@ -320,7 +321,7 @@ class Guard:
             self._verify_output(call.codec, output)
         # 7. Guard-format text left where the guard may not edit gates under RAISE.
         draft = self._account_blocks(call.codec, draft, after, output, kept)
-        if self.policy is Policy.RAISE:
+        if self.policy is Policy.RAISE and gates(draft):
             refuse_if_gating(self.emit(_replace(draft, duration_ms=_elapsed_ms(call.started))))
         warn_foreign(draft.foreign_blocks)
         # 8. Seal the receipt and 9. emit the report.

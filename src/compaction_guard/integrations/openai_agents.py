@@ -262,7 +262,9 @@ def call_model_input_filter(
     Runs `guard.assert_present` on the input the Runner is about to send, after the
     session's history and any handoff filtering, and passes it on unchanged. Raises
     BlockIntegrityError, failing the run before the model is called, when the guard has
-    issued a block and the input lacks it or carries it edited or stale.
+    issued a block (or the input carries guard-format text, say from a process that ran
+    before) and the input lacks the current block, carries it edited or stale, or holds a
+    rival. Before the first compaction an input without any block is let through.
 
     ```python
     run_config = RunConfig(call_model_input_filter=call_model_input_filter(guard))
@@ -270,7 +272,9 @@ def call_model_input_filter(
     """
 
     def guarded(data: CallModelData[Any]) -> ModelInputData:
-        guard.assert_present(data.model_data.input)
+        items = data.model_data.input
+        if guard.issued or guard.codec.marked_segments(items):
+            guard.assert_present(items)
         return data.model_data
 
     return guarded

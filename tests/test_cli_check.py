@@ -141,6 +141,10 @@ def test_unreadable_inputs_exit_two_not_one(
     assert "cannot read" in capsys.readouterr().err
     assert main(["check", "--constraints", str(constraints), missing]) == EXIT_USAGE
     assert "absent.txt: cannot read" in capsys.readouterr().err
+    binary = tmp_path / "summary.bin"
+    binary.write_bytes(b"\xff\xfe\x00 not text")
+    assert main(["check", "--constraints", str(constraints), str(binary)]) == EXIT_USAGE
+    assert "not UTF-8 text" in capsys.readouterr().err
     empty = tmp_path / "empty.txt"
     empty.write_text("# nothing\n", encoding="utf-8")
     assert main(["check", "--constraints", str(empty), _summary(tmp_path, KEPT)]) == EXIT_USAGE

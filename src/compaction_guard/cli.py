@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from compaction_guard import __version__
 from compaction_guard.errors import RegistryError
@@ -176,13 +176,7 @@ def _add_hook(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
             "The harness is offered the block; that it uses it is not verified."
         ),
     )
-    start.add_argument(
-        "--constraints",
-        required=True,
-        metavar="FILE",
-        help="one constraint per line ('#' comments and blank lines skipped), "
-        "or a JSON list of strings",
-    )
+    _add_constraints(start)
     start.add_argument(
         "--max-block-tokens",
         type=int,
@@ -194,18 +188,33 @@ def _add_hook(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 def _run_hook_session_start(args: argparse.Namespace) -> int:
     # stdout is the harness's input: every problem goes to stderr.
-    try:
-        constraints = _read_constraints(args.constraints)
-        guard = Guard(constraints, max_block_tokens=args.max_block_tokens)
-    except OSError as exc:
-        print(f"{args.constraints}: cannot read: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_PROBLEMS
-    except (ValueError, TypeError) as exc:
-        what = "cannot register" if isinstance(exc, RegistryError) else "bad constraints file"
-        print(f"{args.constraints}: {what}: {exc}", file=sys.stderr)
+    guard = _guard_from_file(args.constraints, max_block_tokens=args.max_block_tokens)
+    if guard is None:
         return EXIT_PROBLEMS
     print(session_start_hook_output(guard))
     return EXIT_OK
+
+
+def _add_constraints(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--constraints",
+        required=True,
+        metavar="FILE",
+        help="one constraint per line ('#' comments and blank lines skipped), "
+        "or a JSON list of strings",
+    )
+
+
+def _guard_from_file(path: str, **options: Any) -> Guard | None:
+    """Return a Guard over the constraints in `path`, or print why not to stderr (None)."""
+    try:
+        return Guard(_read_constraints(path), **options)
+    except OSError as exc:
+        print(f"{path}: cannot read: {exc.strerror or exc}", file=sys.stderr)
+    except (ValueError, TypeError) as exc:
+        what = "cannot register" if isinstance(exc, RegistryError) else "bad constraints file"
+        print(f"{path}: {what}: {exc}", file=sys.stderr)
+    return None
 
 
 def _add_check(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -219,13 +228,7 @@ def _add_check(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
             "your summariser prompt on a fixture transcript and check what it kept."
         ),
     )
-    parser.add_argument(
-        "--constraints",
-        required=True,
-        metavar="FILE",
-        help="one constraint per line ('#' comments and blank lines skipped), "
-        "or a JSON list of strings",
-    )
+    _add_constraints(parser)
     parser.add_argument(
         "summary", nargs="?", default="-", metavar="SUMMARY",
         help="the summary text file, or - (the default) for stdin",
@@ -257,18 +260,20 @@ def _parse_kinds(text: str) -> tuple[Kind, ...]:
 
 
 def _run_check(args: argparse.Namespace) -> int:
-    try:
-        constraints = _read_constraints(args.constraints)
-        summary = sys.stdin.read() if args.summary == "-" else _read_text(args.summary)
-        # No block is written here, so the block budget does not apply.
-        guard = Guard(constraints, max_block_tokens=1 << 30, fail_closed=args.fail_closed)
-    except OSError as exc:
-        where = getattr(exc, "filename", None) or args.summary
-        print(f"{where}: cannot read: {exc.strerror or exc}", file=sys.stderr)
+    # No block is written here, so the block budget does not apply.
+    guard = _guard_from_file(
+        args.constraints, max_block_tokens=1 << 30, fail_closed=args.fail_closed,
+    )
+    if guard is None:
         return EXIT_USAGE
-    except (ValueError, TypeError) as exc:
-        what = "cannot register" if isinstance(exc, RegistryError) else "bad constraints file"
-        print(f"{args.constraints}: {what}: {exc}", file=sys.stderr)
+    try:
+        summary = sys.stdin.read() if args.summary == "-" else _read_text(args.summary)
+    except OSError as exc:
+        print(f"{args.summary}: cannot read: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except UnicodeDecodeError as exc:
+        print(f"{args.summary}: not UTF-8 text ({exc.reason}); pass the summary as text",
+              file=sys.stderr)
         return EXIT_USAGE
     report = guard.check(summary)
     gate = set(args.gate) | ({Kind.UNVERIFIABLE} if args.fail_closed else set())

@@ -1,14 +1,15 @@
 """Every case under tests/fixtures/verdicts/<kind>/ through the lexical tier.
 
 One JSON file per case: constraint, summary, optional retained / tool passages, optional
-carried flag, the expected kind, optional also_allowed kinds, and why.
+carried flag, the expected kind, optional also_allowed kinds, why, and the `decided_by`
+of the rule that must decide it (a catalogue id, or `chain.exhausted` when the tier abstains).
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -18,9 +19,22 @@ from compaction_guard.invariant import Invariant, invariant_id
 from compaction_guard.taxonomy import CERTIFYING_KINDS, GATING_KINDS, Kind, Site
 from compaction_guard.view import Passage, SummaryView
 
+if TYPE_CHECKING:
+    from compaction_guard.detectors.base import ChainResult
+
 ROOT = Path(__file__).parents[1] / "fixtures" / "verdicts"
 FIXTURES = sorted(ROOT.glob("*/*.json"))
-FIELDS = {"constraint", "summary", "retained", "tool", "carried", "expected", "also_allowed", "why"}
+FIELDS = {
+    "constraint",
+    "summary",
+    "retained",
+    "tool",
+    "carried",
+    "expected",
+    "also_allowed",
+    "why",
+    "decided_by",
+}
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -29,6 +43,12 @@ def load(path: Path) -> dict[str, Any]:
 
 
 def classify(case: dict[str, Any]) -> Kind:
+    """Return the kind the lexical tier gives one fixture."""
+    return decide(case).verdict.kind
+
+
+def decide(case: dict[str, Any]) -> ChainResult:
+    """Run one fixture through a chain of the lexical tier alone."""
     rule = Invariant(id=invariant_id(case["constraint"]), text=case["constraint"])
     passages = [Passage(case["summary"], Site.SUMMARY, 0)]
     passages += [Passage(t, Site.RETAINED, 1 + i) for i, t in enumerate(case.get("retained", []))]
@@ -37,14 +57,16 @@ def classify(case: dict[str, Any]) -> Kind:
     ]
     carried = frozenset({rule.id}) if case.get("carried") else frozenset()
     seen = SummaryView(passages=tuple(passages), carried=carried)
-    return DetectorChain([LexicalDetector()]).run(rule, seen).verdict.kind
+    return DetectorChain([LexicalDetector()]).run(rule, seen)
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_verdict_fixture_is_classified_as_expected(path: Path) -> None:
     case = load(path)
     allowed = {Kind(case["expected"]), *(Kind(k) for k in case.get("also_allowed", []))}
-    assert classify(case) in allowed, case["why"]
+    result = decide(case)
+    assert result.verdict.kind in allowed, case["why"]
+    assert result.decided_by == case["decided_by"], case["why"]
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: f"{p.parent.name}/{p.stem}")

@@ -15,6 +15,7 @@ from compaction_guard.detectors.base import Abstain, Detector, LayerVerdict
 from compaction_guard.detectors.lexical.align import Part, parts_of
 from compaction_guard.detectors.lexical.index import ViewIndex
 from compaction_guard.detectors.lexical.rules import STRONG_COVERAGE, Reading, Window, evaluate
+from compaction_guard.detectors.lexical.switches import is_on
 from compaction_guard.detectors.lexical.text import join
 from compaction_guard.detectors.lexical.world import Departure, closed_world
 from compaction_guard.taxonomy import CERTIFYING_KINDS, Kind, Site, severity_rank
@@ -231,14 +232,19 @@ def _conclude(  # noqa: PLR0911 (one return per verdict of the precedence table)
     traced = [o for o in outcomes if o.readings]
     signs = any(o.signs for o in outcomes) or (bool(traced) and len(traced) < len(outcomes))
     signs = signs or any(o.unsettled for o in outcomes)
-    if carried and not signs:
+    if traced and not signs:
+        # A later layer (or the echo) may certify only after a clean reading of the topic.
+        departed = _departure(outcomes, index)
+        if departed is not None:
+            return _departure_verdict(departed)
+    if carried and not signs and is_on("block_echo"):
         return LayerVerdict(
             kind=Kind.PRESERVED,
             rule="block_echo",
             evidence={"site": Site.BLOCK.value},
             survived_in=(Site.BLOCK,),
         )
-    if not traced:
+    if not traced and is_on("miss"):
         return LayerVerdict(
             kind=Kind.DROPPED,
             rule="miss",
@@ -247,16 +253,12 @@ def _conclude(  # noqa: PLR0911 (one return per verdict of the precedence table)
                 "parts": [o.part.text for o in outcomes],
             },
         )
-    if not signs:
-        # A later layer may certify after a clean reading: read the whole topic first.
-        departed = _departure(outcomes, index)
-        if departed is not None:
-            return _departure_verdict(departed)
     forbid = CERTIFYING_KINDS if signs else frozenset()
     reason = "the topic survives but not every value and modality could be matched"
     evidence = {
         "traces": [r.evidence for o in outcomes for r in o.readings[:3]],
         "closed_world": "departure" if signs else "clean",
+        "rule": "unaligned",
     }
     return Abstain(reason, forbid=forbid, evidence=evidence)
 

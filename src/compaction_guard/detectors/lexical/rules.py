@@ -30,6 +30,7 @@ from compaction_guard.detectors.lexical.damage import hedge, lifted, modality_lo
 from compaction_guard.detectors.lexical.lexicon import GENERIC, RELATIONS, REPORTING, STOPWORDS
 from compaction_guard.detectors.lexical.modality import NEGATIVE, STRONG, Modality
 from compaction_guard.detectors.lexical.mutation import anchor_diff, changed_identifier
+from compaction_guard.detectors.lexical.switches import is_on
 from compaction_guard.detectors.lexical.text import canonical
 from compaction_guard.normalize import stem
 from compaction_guard.taxonomy import Kind, Site
@@ -65,15 +66,15 @@ def evaluate(part: Part, window: Window) -> Reading | None:
         # A weak trace: only an edited name can be stated damage (every other rule needs
         # the topic); otherwise it just keeps the constraint from being called dropped.
         return changed_identifier(ctx) or _absence(ctx)
-    for damage in (lifted, polarity, anchor_diff, hedge, modality_loss):
-        reading = damage(ctx)
+    for rule in (lifted, polarity, anchor_diff, hedge, modality_loss):
+        reading = rule(ctx) if is_on(rule.__name__) else None
         if reading is not None:
             return reading
     for certify in (_verbatim, _near_verbatim, _paraphrase):
-        reading = certify(ctx)
+        reading = certify(ctx) if is_on(certify.__name__.lstrip("_")) else None
         if reading is not None:
             return reading
-    return _narrowed(ctx) or _absence(ctx)
+    return (_narrowed(ctx) if is_on("narrowed") else None) or _absence(ctx)
 
 
 def _is_trace(part: Part, al: Alignment, window: Analysis) -> bool:
@@ -178,7 +179,7 @@ def _clean(ctx: Context, span: tuple[int, int] | None) -> str | None:
         _extra_content,
         _qualifier_follows,
     ):
-        why = check(ctx, span)
+        why = check(ctx, span) if is_on(check.__name__.lstrip("_")) else None
         if why is not None:
             return why
     return None
@@ -374,7 +375,7 @@ def _narrowed(ctx: Context) -> Reading | None:
         )
         if led or _modifies_noun(ctx, index, matched):
             evidence = {"why": "scope narrowed", "found": tokens[index]}
-            return ctx.reading(Kind.WEAKENED, "modality_loss", explicit=True, evidence=evidence)
+            return ctx.reading(Kind.WEAKENED, "narrowed", explicit=True, evidence=evidence)
     return None
 
 

@@ -16,6 +16,7 @@ from compaction_guard.anchors import comparable, extract_values, values_equal
 from compaction_guard.detectors.lexical.index import lookup_keys
 from compaction_guard.detectors.lexical.lexicon import GENERIC, RULE_NOUNS
 from compaction_guard.detectors.lexical.modality import NEGATIVE
+from compaction_guard.detectors.lexical.switches import is_on
 from compaction_guard.detectors.lexical.text import join
 from compaction_guard.normalize import stem
 from compaction_guard.taxonomy import Kind
@@ -390,7 +391,7 @@ def departure_in_clause(part: Part, statement: Statement) -> Departure | None:
     )
     for reader in readers:
         found = reader(read)
-        if found is not None:
+        if found is not None and is_on(found.rule):
             if found.kind is not None and _hypothetical(tokens):
                 return Departure(None, found.rule, f"hypothetical: {found.why}", statement.text)
             return found
@@ -437,7 +438,7 @@ def _unverb(r: _Read) -> Departure | None:
         word = _IRREGULAR_UN.get(rest, stem(rest))
         close = len(word) >= _STEM and any(o.startswith(word[:_STEM]) for o in r.own)
         if position and (word in r.own or close):
-            return _hit("later_lift", Kind.CONTRADICTED, f"{token!r} undoes the rule", r.st)
+            return _hit("undone_verb", Kind.CONTRADICTED, f"{token!r} undoes the rule", r.st)
     return None
 
 
@@ -791,7 +792,7 @@ def closed_world(part: Part, index: ViewIndex, certs: Sequence[Reading]) -> Depa
         residue = None
         if not _restates(part, analysis.keys[end:]):
             residue = residue_departure(part, analysis.tokens[end:], analysis.clauses[end:])
-        if residue is not None:
+        if residue is not None and is_on(residue.rule):
             return residue
         heading = index.heading_over(cert.sids[0])
         found = framing(
@@ -799,7 +800,7 @@ def closed_world(part: Part, index: ViewIndex, certs: Sequence[Reading]) -> Depa
             None if heading is None else index.sentences[heading].analysed(),
             analysis.tokens[:start],
         )
-        if found is None:
+        if found is None or not is_on(found.rule):
             live.append(cert)
         else:
             framed = framed or found

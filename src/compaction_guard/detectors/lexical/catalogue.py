@@ -1,0 +1,320 @@
+"""The catalogue of the lexical tier: every rule by its stable id, and the verdict's precedence.
+
+`RULES` is the one list of rules: the `decided_by` id, the kinds it may issue (none for a
+guard that only keeps a copy from certifying), the function, a one-line statement and the
+verdict fixture that needs it. docs/lexical-rules.md is generated from it
+(`python docs/lexical_rules.py`).
+"""
+
+# The catalogue names each rule's function, most of them private to their module, and keeps
+# one rule's statement and example on one line each.
+# ruff: noqa: SLF001, E501
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from compaction_guard.detectors.lexical import damage, detector, mutation, rules, world
+from compaction_guard.taxonomy import Kind
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+__all__ = ["PRECEDENCE", "RULES", "Rule", "rule_ids"]
+
+_C, _W, _M = Kind.CONTRADICTED, Kind.WEAKENED, Kind.MUTATED
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One rule: `id` is its `decided_by` (`lexical.<name>`); `example` a verdict fixture."""
+
+    id: str
+    kinds: frozenset[Kind]
+    function: Callable[..., object]
+    statement: str
+    example: str
+
+    @property
+    def name(self) -> str:
+        """The id without the layer: what `switches.switched_off` takes."""
+        return self.id.removeprefix("lexical.")
+
+
+def _r(
+    name: str, kinds: set[Kind], function: Callable[..., object], statement: str, example: str
+) -> Rule:
+    return Rule(f"lexical.{name}", frozenset(kinds), function, statement, example)
+
+
+RULES: tuple[Rule, ...] = (
+    # Certifying rules: a copy, or a restatement in other words.
+    _r(
+        "verbatim",
+        {Kind.PRESERVED},
+        rules._verbatim,
+        "The rule's tokens stand contiguous and nothing around them changes it.",
+        "preserved/issue_9_measurement_of_another_thing",
+    ),
+    _r(
+        "near_verbatim",
+        {Kind.PRESERVED},
+        rules._near_verbatim,
+        "Every significant word in order; only function words, contractions and value spellings differ.",
+        "paraphrased/realistic_a035_maintenance_window_ends_at",
+    ),
+    _r(
+        "paraphrase",
+        {Kind.PARAPHRASED},
+        rules._paraphrase,
+        "All content, values, names and force in one window, in other words and in order.",
+        "paraphrased/issue_9_no_other_choice_is_not_a_permission",
+    ),
+    # Guards: any of them keeps a window from certifying.
+    _r(
+        "force_differs",
+        set(),
+        rules._force_differs,
+        "Polarity, opposite words, an added hedge, condition, permission or bound keep a copy from certifying.",
+        "mutated/bound_added_to_a_boundless_count_is_not_certified",
+    ),
+    _r(
+        "values_differ",
+        set(),
+        rules._values_differ,
+        "A value missing from the window, or one the rule does not have, keeps it from certifying.",
+        "mutated/issue_9_currency_dropped",
+    ),
+    _r(
+        "unit_dropped",
+        set(),
+        rules._unit_dropped,
+        "A bare number for a value with a unit or currency is not that value.",
+        "mutated/issue_9_currency_dropped_from_a_cap",
+    ),
+    _r(
+        "slots_swapped",
+        set(),
+        rules._slots_swapped,
+        "Two values of one dimension, or two names, keep their slots (swaps and reversed ranges).",
+        "mutated/issue_9_range_written_backwards",
+    ),
+    _r(
+        "scope_moved",
+        set(),
+        rules._scope_moved,
+        "A word moved across a contrast ('X, not Y' read as 'Y, not X').",
+        "contradicted/issue_9_terms_swapped_around_not",
+    ),
+    _r(
+        "prefix_negated",
+        set(),
+        rules._prefix_negated,
+        "A negating prefix ('non-', 'un-') on a rule word is not the word.",
+        "mutated/issue_9_negating_prefix",
+    ),
+    _r(
+        "keyword_swapped",
+        set(),
+        rules._keyword_swapped,
+        "One SQL statement aligned with another (DROP for DELETE) is another act.",
+        "mutated/issue_9_delete_read_as_drop",
+    ),
+    _r(
+        "extra_identifier",
+        set(),
+        rules._extra_identifier,
+        "A name inside the restatement that the rule lacks ('... or /tmp') widens it.",
+        "weakened/issue_9_alternative_inside_paraphrase",
+    ),
+    _r(
+        "generic_lost",
+        set(),
+        rules._generic_lost,
+        "A generic noun of the rule that is a list item, or was replaced by another, must be there.",
+        "mutated/issue_9_generic_scope_noun_replaced",
+    ),
+    _r(
+        "extra_content",
+        set(),
+        rules._extra_content,
+        "A content word in the rule's clauses that the rule lacks is a qualifier.",
+        "paraphrased/para2_d_job_stop_hours_words",
+    ),
+    _r(
+        "qualifier_follows",
+        set(),
+        rules._qualifier_follows,
+        "A relation word right after a copy in its clause narrows it ('... for X').",
+        "paraphrased/para4_d_at_all_times_idiom",
+    ),
+    # Damage read in a window that speaks about the rule.
+    _r(
+        "lifted",
+        {_C},
+        damage.lifted,
+        "The window, or a clause pointing back at the rule, says it was lifted or no longer applies.",
+        "contradicted/adv_gated_but_lifted",
+    ),
+    _r(
+        "polarity",
+        {_C},
+        damage.polarity,
+        "Negation inserted or removed, a bound reversed, read-only made writable, an exclusive rule opened.",
+        "contradicted/adv_converse_with_wrong_side",
+    ),
+    _r(
+        "anchor_diff",
+        {_M},
+        mutation.anchor_diff,
+        "A value, name or bound term of the rule restated as another, or vanished from its restatement.",
+        "weakened/issue_9_synonym_group_split_snapshot",
+    ),
+    _r(
+        "hedge",
+        {_W},
+        damage.hedge,
+        "A hedge, condition, approximation or limited permission wrapped around the rule.",
+        "contradicted/issue_9_copy_then_that_was_before",
+    ),
+    _r(
+        "modality_loss",
+        {_W},
+        damage.modality_loss,
+        "Must became may, 'and' and 'or' swapped, or the rule's force is gone from its restatement.",
+        "contradicted/realistic_a063_scale_production_cluster_without",
+    ),
+    _r(
+        "narrowed",
+        {_W},
+        rules._narrowed,
+        "The whole rule restated with a qualifier that narrows its scope ('... for EU users').",
+        "paraphrased/realistic_b055_keep_invoices_7_years",
+    ),
+    # The closed world: other statements on the topic, and the copy's framing.
+    _r(
+        "later_lift",
+        {_C, _W},
+        world._lift,
+        "A lift or suspension whose subject is the rule ('that limit was removed', 'is on hold').",
+        "contradicted/issue_9_copy_then_anaphoric_lift_far_away",
+    ),
+    _r(
+        "undone_verb",
+        {_C},
+        world._unverb,
+        "The rule's own verb undone by an actor ('the user unpinned numpy').",
+        "contradicted/issue_9_copy_then_unverb",
+    ),
+    _r(
+        "superseded",
+        {_C},
+        world._supersede,
+        "The rule is said to belong to the past ('That was before ...', 'used to').",
+        "contradicted/issue_9_that_was_before_supersedes",
+    ),
+    _r(
+        "later_permission",
+        {_C, _W},
+        world._permission,
+        "A permission for what the rule forbids or to act against it ('exceeding it is fine').",
+        "contradicted/issue_9_copy_then_permission_to_exceed",
+    ),
+    _r(
+        "later_extension",
+        {_C, _W},
+        world._extension,
+        "An exclusive rule opened to more ('may also run in ...', 'open to 0.0.0.0/0').",
+        "contradicted/issue_9_only_rule_opened_to_everyone",
+    ),
+    _r(
+        "later_exception",
+        {_W},
+        world._exception,
+        "An exception next to the rule ('Exceptions: ...', 'except ...').",
+        "weakened/issue_9_copy_then_exceptions_label",
+    ),
+    _r(
+        "later_scope",
+        {_W},
+        world._scope,
+        "The rule narrowed by an anaphor ('This applies only to ...').",
+        "weakened/issue_9_copy_then_scope_narrowed_by_anaphor",
+    ),
+    _r(
+        "later_change",
+        {_M},
+        world._change,
+        "A change verb with the rule's subject and a new value or a relative change ('doubled it').",
+        "mutated/issue_9_copy_then_parenthetical_raise",
+    ),
+    _r(
+        "later_value",
+        {_M},
+        world._value,
+        "A new value of the rule's dimension bound to its subject ('the cap is $2,000', 'the target is now ...').",
+        "mutated/issue_9_target_is_now_a_new_band",
+    ),
+    _r(
+        "suspending_heading",
+        {_C, _W},
+        world.framing,
+        "A heading over the copy disowns it (superseded, not used) or makes it optional (nice-to-haves).",
+        "contradicted/issue_9_heading_disowns_the_list",
+    ),
+    _r(
+        "suspending_attribution",
+        {_C},
+        world.framing,
+        "Words before or after the copy put it in the past or in a rejected source ('Initially,').",
+        "contradicted/issue_9_initially_frame",
+    ),
+    _r(
+        "appended_alternative",
+        {_W},
+        world.residue_departure,
+        "Text appended inside the copy's clause widens it ('or /tmp', 'or equivalent', ', except ...').",
+        "weakened/issue_9_appended_alternative_path",
+    ),
+    # Verdicts without a restatement.
+    _r(
+        "block_echo",
+        {Kind.PRESERVED},
+        detector._conclude,
+        "Only the guard's carried block holds the rule, and nothing read departs from it.",
+        "preserved/block_echo_when_nothing_else_decides",
+    ),
+    _r(
+        "miss",
+        {Kind.DROPPED},
+        detector._conclude,
+        "No sentence of the summary or the kept text carries a trace of the rule.",
+        "contradicted/realistic_c034_use_instance_types_no",
+    ),
+)
+
+# The verdict, in order: the first step that applies decides (detector._conclude).
+PRECEDENCE: tuple[tuple[str, str], ...] = (
+    (
+        "stated damage",
+        "a damage rule in a window strong enough to outweigh any copy; the worst kind wins",
+    ),
+    (
+        "certified copy",
+        "every part certified; then the closed world is read and a departure replaces it",
+    ),
+    ("inferred damage", "no copy: a value, name or force missing from a restatement"),
+    ("closed world", "a clean trace: every statement on the topic is read; a departure decides"),
+    ("block echo", "only the carried block holds the rule"),
+    ("miss", "no trace anywhere: dropped"),
+    (
+        "abstain",
+        "unverifiable; certification forbidden when damage was seen (closed_world: departure)",
+    ),
+)
+
+
+def rule_ids() -> frozenset[str]:
+    """Return every catalogued `decided_by` id."""
+    return frozenset(r.id for r in RULES)

@@ -57,6 +57,7 @@ evidence: $(STAMP)
 	$(PY) evidence/make_corpus.py
 	$(PY) evidence/make_prose.py
 	$(PY) evidence/recompute.py
+	$(PY) docs/readme.py
 
 evidence-check: $(STAMP)
 	$(PY) evidence/make_corpus.py --check

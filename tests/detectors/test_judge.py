@@ -383,6 +383,42 @@ ROLE_CASES = [
         id="value-the-rule-lacks",
     ),
     pytest.param(
+        "Keep each answer under 200 words.",
+        "Keep each answer under 200 tokens.",
+        "lacks 200 words",
+        id="counted-noun-changed",
+    ),
+    pytest.param(
+        "The spending limit for this job is $750.",
+        "Job notes: the spending limit for this job is 750.",
+        "lacks $750",
+        id="currency-dropped",
+    ),
+    pytest.param(
+        "Keep the feature flag beta_checkout off in production.",
+        "beta_checkout is switched on for the QA cluster.",
+        "restates too little",
+        id="identifier-alone-names-no-topic",
+    ),
+    pytest.param(
+        "Keep the feature flag beta_checkout off in production.",
+        "beta_checkout is flipped on in qa.",
+        "restates too little",
+        id="identifier-alone-lowercase",
+    ),
+    pytest.param(
+        "Only write files under /var/app/out; the rest of the disk is read-only.",
+        "Only write files under /var/app/out or /scratch; the rest of the disk is read-only.",
+        "names /scratch",
+        id="identifier-appended",
+    ),
+    pytest.param(
+        "Never rebase public branches; squash commits only on your own feature branches.",
+        "Never rebase public forks; squash commits only on your own feature branches.",
+        "replaced",
+        id="edited-copy-word-repeated-later",
+    ),
+    pytest.param(
         "Run the full test suite and get it green before merging any branch.",
         "Branches get merged after review.",
         "restates too little",

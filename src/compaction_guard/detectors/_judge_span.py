@@ -124,20 +124,27 @@ def span_defect(rule: str, span: str) -> str | None:
             rule_tokens,
             rule_values,
             span_tokens,
-            anchored=bool(rule_values or _identifiers(rule_tokens, rule_values)),
+            anchored=bool(rule_values),
         )
     )
+
+
+def _same(left: Value, right: Value) -> bool:
+    """Equal values stated the same way: `500` is not `$500`, `300 characters` not `300 words`."""
+    if not values_equal(left, right) or left.kind != right.kind:
+        return False
+    return left.kind != "number" or left.unit == right.unit
 
 
 def _unbound_values(rule: Sequence[Value], span: Sequence[Value]) -> str | None:
     where: list[int] = []
     for value in rule:
-        found = next((i for i, other in enumerate(span) if values_equal(value, other)), None)
+        found = next((i for i, other in enumerate(span) if _same(value, other)), None)
         if found is None:
             return f"lacks {value.surface}"
         where.append(found)
     for other in span:
-        if any(values_equal(v, other) for v in rule):
+        if any(_same(v, other) for v in rule):
             continue
         same = [v for v in rule if comparable(v, other)]
         if same:
@@ -164,6 +171,9 @@ def _unbound_identifiers(
         same = other in rule or inflected
         if not same and any(are_siblings(name, other) for name in rule):
             return f"names {other}, an edited form of the rule's identifier"
+        # A further path, table or host widens or moves the rule ("under /data or /tmp").
+        if not same and is_identifier(other):
+            return f"names {other}, which the rule does not"
     for a, b in _pairs(len(rule)):
         if rule[a] != rule[b] and where[a] > where[b]:
             return f"swaps {rule[a]} and {rule[b]}"
@@ -258,12 +268,19 @@ def _thin_subject(
     rule: Sequence[str], values: Sequence[Value], span: Sequence[str], *, anchored: bool,
 ) -> str | None:
     inside = {i for v in values for i in range(v.start, v.end)}
-    words = {stem(t) for i, t in enumerate(rule) if i not in inside and t not in _STOPWORDS}
+    # Without a value, an identifier alone ("new_pricing_engine is enabled") names no topic.
+    words = {
+        stem(part)
+        for i, t in enumerate(rule)
+        if i not in inside and t not in _STOPWORDS and (anchored or not is_identifier(t))
+        for part in (t.split("-") if is_soft_identifier(t) else [t])
+    }
     if not words:
         return None
     have = {stem(t) for t in span} | {stem(part) for t in span for part in t.split("-")}
     shared = len(words & have)
-    # A rule's values and identifiers tie a span to it; one more shared word names the topic.
+    # A rule's values tie a span to it; one more shared word names the topic. An identifier
+    # alone does not ("new_pricing_engine is enabled" is about the flag, not the rule).
     needed = 1 if anchored else _SUBJECT_SHARE * len(words)
     if shared < needed:
         return f"restates too little of the rule ({shared} of {len(words)} words)"
@@ -300,8 +317,10 @@ def _edited_copy(
     """
     ours, theirs = _content(rule, rule_values), _content(span, span_values)
     kept = _common_run(ours, theirs)
-    lost = [word for word in ours if word not in theirs]
-    added = [word for word in theirs if word not in ours]
+    # Counted with repeats, so "shared branches" -> "shared repos" shows even when the
+    # rule says "branches" again later.
+    lost = [word for word in dict.fromkeys(ours) if ours.count(word) > theirs.count(word)]
+    added = [word for word in dict.fromkeys(theirs) if theirs.count(word) > ours.count(word)]
     if ours and kept >= _COPY_SHARE * len(ours) and lost and added:
         return f"reads as the rule with {', '.join(repr(w) for w in lost)} replaced"
     return None

@@ -94,7 +94,10 @@ def compaction_cut(messages: Sequence[Any]) -> tuple[int, int] | None:
     """
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
-        content = message.get("content") if isinstance(message, Mapping) else None
+        if message.__class__ is dict:  # the common case, without the ABC check
+            content = message.get("content")
+        else:
+            content = message.get("content") if isinstance(message, Mapping) else None
         if isinstance(content, list):
             for number in range(len(content) - 1, -1, -1):
                 if part_type(content[number]) == COMPACTION:

@@ -33,6 +33,8 @@ from compaction_guard._codec_shapes import (
     unrecognised,
 )
 from compaction_guard.block import (
+    ENTRY_TAG,
+    MARKER,
     has_guard_format,
     is_only_blocks,
     is_standalone_block,
@@ -42,7 +44,7 @@ from compaction_guard.errors import CodecError
 from compaction_guard.view import Segment
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection, Hashable, Iterator, Sequence
+    from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Sequence
 
 __all__ = ["SHAPES", "AutoCodec", "ContextCodec", "Rendering", "without_guard_blocks"]
 
@@ -189,28 +191,52 @@ class AutoCodec(ContextCodec):
         """
         if isinstance(context, str):
             return [Segment(context, 0, "text")] if has_guard_format(context) else []
-        found: list[Segment] = []
-        for index, item in _model_visible(_sequence(context)):
-            if item.__class__ is dict:
-                content, role = item.get("content"), item.get("role")
-                if content.__class__ is str and role.__class__ is str and _PLAIN.isdisjoint(item):
-                    if has_guard_format(content):
+        seq = _sequence(context)
+        found, structured = _probe(enumerate(seq))
+        # Only structured content can hold an Anthropic compaction block; after one, only
+        # what follows it is model-visible, so probe that part again.
+        if structured and compaction_cut(seq) is not None:
+            found, _ = _probe(_model_visible(seq))
+        return found
+
+
+def _probe(items: Iterable[tuple[int, Any]]) -> tuple[list[Segment], bool]:
+    """Return the marked segments of `items` and whether any item was structured.
+
+    The loop is the hot path of `assert_present`: a plain {"role", "content": str} message
+    costs a class check and two single-character scans ("<" and "[") of its text.
+    """
+    found: list[Segment] = []
+    structured = False
+    for index, item in items:
+        if item.__class__ is dict:
+            content = item.get("content")
+            if content.__class__ is str:
+                role = item.get("role")
+                if role.__class__ is str and (len(item) == 2 or _PLAIN.isdisjoint(item)):  # noqa: PLR2004
+                    if ("<" in content and MARKER in content) or (
+                        "[" in content and ENTRY_TAG in content
+                    ):
                         found.append(Segment(content, index, role, role in TOOL_ROLES))
                     continue
-            if isinstance(item, dict):
-                role, pieces, _ = dict_item(item, index, None)
-                pieces.extend(hidden_pieces(item.get("content"), item))
-            elif isinstance(item, str):
-                role, pieces = "text", [(item, False)]
-            elif _is_content_object(item):
-                role, pieces = object_item(item, index, None)
-                pieces.extend(hidden_pieces(getattr(item, "content", None)))
-            else:
-                raise CodecError(f"message {index} is a {type(item).__name__}; {ACCEPTED}")
-            found.extend(
-                Segment(text, index, role, tool) for text, tool in pieces if has_guard_format(text)
-            )
-        return found
+        structured = True
+        found.extend(_probe_structured(index, item))
+    return found, structured
+
+
+def _probe_structured(index: int, item: object) -> list[Segment]:
+    """Return the marked segments of one message that is not a plain string message."""
+    if isinstance(item, dict):
+        role, pieces, _ = dict_item(item, index, None)
+        pieces.extend(hidden_pieces(item.get("content"), item))
+    elif isinstance(item, str):
+        role, pieces = "text", [(item, False)]
+    elif _is_content_object(item):
+        role, pieces = object_item(item, index, None)
+        pieces.extend(hidden_pieces(getattr(item, "content", None)))
+    else:
+        raise CodecError(f"message {index} is a {type(item).__name__}; {ACCEPTED}")
+    return [Segment(text, index, role, tool) for text, tool in pieces if has_guard_format(text)]
 
 
 def _model_visible(seq: Sequence[Any]) -> Iterator[tuple[int, Any]]:

@@ -12,6 +12,7 @@ NEEDS = {
     "integrations_openai_agents.py": "agents",
     "integrations_anthropic.py": "anthropic",
     "integrations_deepagents.py": "deepagents",
+    "integrations_pydantic_ai.py": "pydantic_ai",
 }
 
 

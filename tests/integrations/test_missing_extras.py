@@ -13,7 +13,11 @@ from compaction_guard.errors import MissingExtraError
 
 @pytest.mark.parametrize(
     ("integration", "blocked", "extra"),
-    [("langchain", "langchain", "langchain"), ("openai_agents", "agents", "openai-agents")],
+    [
+        ("langchain", "langchain", "langchain"),
+        ("openai_agents", "agents", "openai-agents"),
+        ("pydantic_ai", "pydantic_ai", "pydantic-ai"),
+    ],
 )
 def test_integration_without_its_extra_names_the_pip_command(
     monkeypatch: pytest.MonkeyPatch, integration: str, blocked: str, extra: str,

@@ -11,6 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from compaction_guard._extras import require_version
 from compaction_guard.errors import CodecError
 
 if TYPE_CHECKING:
@@ -24,6 +25,15 @@ __all__ = [
     "session_start_hook_output",
     "verify_and_reassert",
 ]
+
+
+# Checked only when the SDK is installed (this module needs none): the lowest release the
+# tests pass on; pyproject's [anthropic] extra states the same bound.
+MINIMUM_VERSION = "2.10"
+require_version(
+    "anthropic", MINIMUM_VERSION, extra="anthropic",
+    feature="compaction_guard.integrations.anthropic",
+)
 
 
 def __dir__() -> list[str]:

@@ -12,11 +12,17 @@ import uuid
 from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
-from compaction_guard._extras import require
+from compaction_guard._extras import require, require_version
 from compaction_guard.codec import AutoCodec, ContextCodec, Rendering, without_guard_blocks
 from compaction_guard.errors import CodecError
 
 require("langchain", extra="langchain", feature="compaction_guard.integrations.langchain")
+# The lowest release the tests pass on; pyproject's [langchain] extra states the same bound.
+MINIMUM_VERSION = "1.5"
+require_version(
+    "langchain", MINIMUM_VERSION, extra="langchain",
+    feature="compaction_guard.integrations.langchain",
+)
 
 # Imported only after the extra check, so a missing LangChain fails with the install command.
 from langchain.agents.middleware import AgentMiddleware, AgentState  # noqa: E402

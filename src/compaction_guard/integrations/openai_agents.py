@@ -15,12 +15,18 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from compaction_guard import _trim_shapes, group_trim
-from compaction_guard._extras import require
+from compaction_guard._extras import require, require_version
 from compaction_guard.errors import BlockIntegrityError, CodecError
 from compaction_guard.group_trim import estimate_tokens
 from compaction_guard.integrations._pairing import PairingError
 
 require("agents", extra="openai-agents", feature="compaction_guard.integrations.openai_agents")
+# The lowest release the tests pass on; pyproject's [openai-agents] extra states the same bound.
+MINIMUM_VERSION = "0.20"
+require_version(
+    "openai-agents", MINIMUM_VERSION, extra="openai-agents",
+    feature="compaction_guard.integrations.openai_agents",
+)
 
 # Imported only after the extra check, so a missing SDK fails with the install command.
 from agents.memory import is_openai_responses_compaction_aware_session  # noqa: E402

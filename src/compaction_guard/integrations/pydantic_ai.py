@@ -17,7 +17,7 @@ import math
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any
 
-from compaction_guard._extras import require
+from compaction_guard._extras import require, require_version
 from compaction_guard.codec import ContextCodec, Rendering, without_guard_blocks
 from compaction_guard.errors import CodecError, MissingExtraError
 from compaction_guard.integrations._pairing import PairingError
@@ -26,6 +26,12 @@ from compaction_guard.view import Segment
 _messages = require(
     "pydantic_ai.messages",
     extra="pydantic-ai",
+    feature="compaction_guard.integrations.pydantic_ai",
+)
+# The lowest release the tests pass on; pyproject's [pydantic-ai] extra states the same bound.
+MINIMUM_VERSION = "2.40"
+require_version(
+    "pydantic-ai-slim", MINIMUM_VERSION, extra="pydantic-ai",
     feature="compaction_guard.integrations.pydantic_ai",
 )
 _capabilities = require(

@@ -42,7 +42,7 @@ def require_version(distribution: str, minimum: str, *, extra: str, feature: str
 
 
 def _release(version: str) -> tuple[int, ...]:
-    """The leading numeric release of a version string: '1.5.2rc1' -> (1, 5, 2)."""
+    """Return the leading numeric release of a version: '1.5.2rc1' -> (1, 5, 2)."""
     parts: list[int] = []
     for piece in version.split("."):
         digits = ""

@@ -23,8 +23,8 @@ from compaction_guard.errors import CodecError, MissingExtraError
 from compaction_guard.integrations._pairing import PairingError
 from compaction_guard.view import Segment
 
-_messages = require(
-    "pydantic_ai.messages",
+_pydantic_ai = require(
+    "pydantic_ai",
     extra="pydantic-ai",
     feature="compaction_guard.integrations.pydantic_ai",
 )

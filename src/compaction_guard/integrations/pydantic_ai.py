@@ -105,8 +105,8 @@ def history_processor(
     text's chars/4), `compactor` runs through `Guard.compact` (mode `owned`) and its
     result, with exactly one verified block, becomes the history. `compactor` takes the
     messages (or `(ctx, messages)`, pydantic-ai's `RunContext` form) and returns the
-    messages to keep; it may be async, and its summary may be a `CompactionPart`. Every
-    request then runs `assert_present`.
+    messages to keep; it may be async, and its summary may be a `CompactionPart`. Once
+    the guard has issued a block, every request runs `assert_present`.
 
     Raises PairingError (nothing replaced) when the result keeps a tool return without
     its call or a call without its return: pydantic-ai would otherwise drop or invent
@@ -142,7 +142,8 @@ def history_processor(
                     "the compacted history", problems, report=guard.last_report,
                 )
             messages = list(output)
-        guard.assert_present(messages, codec=codec)
+        if guard.issued:  # before the first compaction the history is the caller's own
+            guard.assert_present(messages, codec=codec)
         return messages
 
     return process

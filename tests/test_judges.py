@@ -327,3 +327,29 @@ def _no_stray_threads() -> Iterator[None]:
     yield
     for thread in set(threading.enumerate()) - before:
         thread.join(5)
+
+
+FREEZE = "There is a code freeze from 2026-06-01 to 2026-06-05; merge nothing to release during it."
+FREEZE_SUMMARY = "Key decisions:\n- From 2026-06-01 to 2026-06-05 release is frozen: no merges to it at all."
+
+
+@pytest.mark.parametrize("build", CLIENTS)
+def test_judge_certifies_what_the_real_lexical_tier_left_open(build: Build) -> None:
+    """The lexical tier reads the context clean but cannot prove the restatement; the judge can."""
+    alone = cg.Guard([FREEZE], detectors=[LexicalDetector()]).check(FREEZE_SUMMARY).findings[0]
+    assert alone.kind is cg.Kind.UNVERIFIABLE
+    server = Server(AdversarialJudge())
+    finding = _check(build(server), constraints=(FREEZE,), summary=FREEZE_SUMMARY,
+                     lexical=LexicalDetector()).findings[0]
+    assert finding.kind is cg.Kind.PARAPHRASED
+    assert finding.decided_by == "judge.cited_span"
+    assert "release is frozen: no merges to it at all" in finding.evidence["span"]
+
+
+@pytest.mark.parametrize("build", CLIENTS)
+def test_judge_cannot_certify_a_departure_the_real_lexical_tier_saw(build: Build) -> None:
+    summary = FREEZE_SUMMARY + "\n- The user has since lifted the freeze for hotfix branches."
+    server = Server(AdversarialJudge())
+    finding = _check(build(server), constraints=(FREEZE,), summary=summary,
+                     lexical=LexicalDetector()).findings[0]
+    assert finding.kind not in {cg.Kind.PRESERVED, cg.Kind.PARAPHRASED}

@@ -51,7 +51,7 @@ _PROHIBITIONS = frozenset(
     {
         "forbidden", "prohibited", "banned", "off-limits", "disallowed", "only", "solely",
         "exclusively", "cap", "capped", "limit", "limited", "max", "maximum", "most", "under",
-        "below", "within", "nowhere",
+        "below", "within", "nowhere", "least", "min", "minimum",
     },
 )
 _ONLY = frozenset({"only", "solely", "exclusively", "exclusive", "sole", "nowhere", "else", "just"})
@@ -74,6 +74,7 @@ _MODALS = frozenset({"may", "might", "can", "could", "should"})
 _SUBJECT_SHARE = 0.7
 # A span that keeps this share of the rule's words in order but replaces others is an edit.
 _COPY_SHARE = 0.6
+_COPY_WORDS = 4  # in a shorter rule one changed word is a rewording as often as an edit
 # Ways to state a bound; trading one for another ("at most" for "under") is no edit.
 _BOUND_WORDS = frozenset(
     {
@@ -321,7 +322,7 @@ def _edited_copy(
     # rule says "branches" again later.
     lost = [word for word in dict.fromkeys(ours) if ours.count(word) > theirs.count(word)]
     added = [word for word in dict.fromkeys(theirs) if theirs.count(word) > ours.count(word)]
-    if ours and kept >= _COPY_SHARE * len(ours) and lost and added:
+    if len(ours) >= _COPY_WORDS and kept >= _COPY_SHARE * len(ours) and lost and added:
         return f"reads as the rule with {', '.join(repr(w) for w in lost)} replaced"
     return None
 

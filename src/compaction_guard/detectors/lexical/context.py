@@ -43,7 +43,7 @@ from compaction_guard.detectors.lexical.restate import (
 from compaction_guard.normalize import stem
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
     from compaction_guard.anchors import Value
     from compaction_guard.detectors.lexical.align import Alignment, Part
@@ -301,6 +301,12 @@ def build_context(part: Part, window: Window, al: Alignment) -> Context:
         region_tokens=tokens,
         region_values=values,
     )
+    restricted = _restricted_permissions(win, marks) if part.classes[_M.ONLY] else 0
+    if restricted:
+        # "may only live in ca-central-1", "the only port the service may bind": a
+        # permission held to one choice states the rule's obligation, it grants nothing.
+        ctx.w_classes[_M.ALLOW] -= restricted
+        ctx.w_classes[_M.OBLIGE] += restricted
     if negated_other_bound(ctx):
         # "Spending above $500 is not allowed" states "at most $500": the negation
         # belongs to the bound, as "never go above" does.
@@ -332,6 +338,20 @@ def build_context(part: Part, window: Window, al: Alignment) -> Context:
         if ctx.counted:
             ctx.w_parity ^= 1
     return ctx
+
+
+def _restricted_permissions(win: Analysis, marks: Sequence[Mark]) -> int:
+    """Count permission marks within three words of an "only" mark in the same clause."""
+    onlies = [m for m in marks if m.modality is _M.ONLY]
+    return sum(
+        1
+        for m in marks
+        if m.modality is _M.ALLOW
+        and any(
+            abs(m.start - o.start) <= 3 and win.clauses[m.start] == win.clauses[o.start]  # noqa: PLR2004
+            for o in onlies
+        )
+    )
 
 
 def _negates(mark: Mark, win: Analysis, al: Alignment) -> bool:

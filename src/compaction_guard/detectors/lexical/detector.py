@@ -228,7 +228,7 @@ def _conclude(  # noqa: PLR0911 (one return per verdict of the precedence table)
         return _departure_verdict(departed)
     inferred = [o.absence for o in outcomes if not o.certified and o.absence is not None]
     if inferred:
-        return _damage_verdict(_worst(inferred))  # type: ignore[arg-type]
+        return _inferred_verdict(_worst(inferred))  # type: ignore[arg-type]
     traced = [o for o in outcomes if o.readings]
     signs = any(o.signs for o in outcomes) or (bool(traced) and len(traced) < len(outcomes))
     signs = signs or any(o.unsettled for o in outcomes)
@@ -278,6 +278,20 @@ def _departure_verdict(found: Departure) -> LayerVerdict | Abstain:
         reason = f"a statement on the topic could not be accounted for: {found.why}"
         return Abstain(reason, forbid=CERTIFYING_KINDS, evidence=evidence | {"rule": found.rule})
     return LayerVerdict(kind=found.kind, rule=found.rule, evidence=evidence)
+
+
+def _inferred_verdict(reading: Reading) -> LayerVerdict | Abstain:
+    """Damage inferred from something missing in a restatement.
+
+    A value or force that a reworded restatement lacks may be there in words the tier
+    cannot read ("2-4 AM", "confined to"): that is damage seen but not named, so the
+    tier abstains and forbids certification, unless another anchor replaced it.
+    """
+    if reading.explicit or reading.evidence.get("replaced"):
+        return _damage_verdict(reading)
+    evidence = {**reading.evidence, "closed_world": "departure", "rule": reading.rule}
+    reason = f"a restatement lacks part of the rule ({reading.evidence.get('why', reading.rule)})"
+    return Abstain(reason, forbid=CERTIFYING_KINDS, evidence=evidence)
 
 
 def _damage_verdict(reading: Reading) -> LayerVerdict:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING, Any
 
-from compaction_guard.anchors import is_identifier, values_equal
+from compaction_guard.anchors import comparable, is_identifier, values_equal
 from compaction_guard.detectors.lexical.align import align
 from compaction_guard.detectors.lexical.context import (
     MAX_GAP,
@@ -374,14 +374,16 @@ def _narrowed(ctx: Context) -> Reading | None:
             tokens[i] in _SCOPING or tokens[i] == "only" for i in range(max(0, index - 2), index)
         )
         if led or _modifies_noun(ctx, index, matched):
+            # A word fastened to a rule noun ("DEBUG-level logs", "patients taking warfarin")
+            # may only describe it: damage seen but not named, unless a scoping word leads.
             evidence = {"why": "scope narrowed", "found": tokens[index]}
-            return ctx.reading(Kind.WEAKENED, "narrowed", explicit=True, evidence=evidence)
+            return ctx.reading(Kind.WEAKENED, "narrowed", explicit=led, evidence=evidence)
     return None
 
 
 # Relations that scope what follows them ("for EU users"); a conjunction ("stored and
 # processed") adds to the rule rather than narrowing it.
-_SCOPING = RELATIONS - {"and", "or", "nor", "not", "no"}
+_SCOPING = RELATIONS - {"and", "or", "nor", "not", "no", "before", "after", "until", "since"}
 
 
 def _modifies_noun(ctx: Context, index: int, matched: set[int]) -> bool:
@@ -468,6 +470,7 @@ def _absence(ctx: Context) -> Reading:
     lost = ctx.lost
     strong = ctx.al.coverage >= STRONG_COVERAGE and ctx.topical
     evidence: dict[str, Any] = {"missing": missing + ids, "lost": lost}
+    evidence["replaced"] = _replaced(ctx) or (bool(lost) and _copy_without_force(ctx))
     if missing and strong and not _unread_numeral(ctx) and not _continued(ctx):
         return ctx.reading(
             Kind.MUTATED, "anchor_diff", evidence=evidence | {"why": "value vanished"}
@@ -486,6 +489,37 @@ def _absence(ctx: Context) -> Reading:
     if hint is not None:
         evidence["hint"] = hint.value
     return ctx.reading(None, rule, signs=signs or hint is not None, evidence=evidence, hint=hint)
+
+
+def _replaced(ctx: Context) -> bool:
+    """Tell whether another anchor stands where a missing one was ("AES-128" for "AES-256").
+
+    A value of the same kind the rule does not have, or a name it does not have: the
+    missing anchor was replaced, not merely written in a form the tier cannot read.
+    """
+    lost = missing_values(ctx)
+    if any(comparable(v, f) for v in lost for f in extra_values(ctx)):
+        return True
+    own = set(ctx.part.analysis.tokens)
+    tokens = ctx.win.tokens
+    return bool(_missing_identifiers(ctx)) and any(
+        is_name(tokens[i]) and tokens[i] not in own for i in ctx.region_tokens
+    )
+
+
+def _copy_without_force(ctx: Context) -> bool:
+    """Tell whether the window is the rule's own words in order, minus its force words.
+
+    "Use the eu-west-1 region for storage" for "Use only the eu-west-1 region for
+    storage": the force was cut out of a copy, not said in other words.
+    """
+    part = ctx.part.analysis
+    wanted = [w for w, start, _ in canonical(part) if _significant(w) and part.mark_at[start] < 0]
+    words = [word for word, _, _ in canonical(ctx.win)]
+    if not wanted:
+        return False
+    starts = [i for i, word in enumerate(words) if word == wanted[0]]
+    return any(_subsequence(words, wanted, start) is not None for start in starts)
 
 
 def _continued(ctx: Context) -> bool:

@@ -1,6 +1,6 @@
 """The writing side of the receipts log: locked appends, torn-tail recovery, atomic replace.
 
-See DESIGN.md "receipt: promises". The row format is in `_chain_row`, verification in
+See docs/DESIGN.md, "Receipts". The row format is in `_chain_row`, verification in
 `_chain_verify`.
 """
 

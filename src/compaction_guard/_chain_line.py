@@ -1,6 +1,6 @@
 """What one line of a receipts log says on its own: framing, canonical JSON, chain fields.
 
-See DESIGN.md "receipt: promises". How lines link to each other is in `_chain_verify`.
+See docs/DESIGN.md, "Receipts". How lines link to each other is in `_chain_verify`.
 """
 
 from __future__ import annotations

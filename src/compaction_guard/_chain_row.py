@@ -1,6 +1,6 @@
 """The receipts-log row format that writing and verifying share: recipes, digests, defects.
 
-See DESIGN.md "receipt: promises". Rows are RFC 8785 objects, one per newline-ended line.
+See docs/DESIGN.md, "Receipts". Rows are RFC 8785 objects, one per newline-ended line.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Streaming verification of a receipts log: the first bad line, a torn tail, a pinned head.
 
-See DESIGN.md "receipt: promises". The row format is in `_chain_row`; the caller passes
+See docs/DESIGN.md, "Receipts". The row format is in `_chain_row`; the caller passes
 the check for rows of its own schema.
 """
 

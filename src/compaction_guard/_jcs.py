@@ -1,6 +1,6 @@
 """RFC 8785 canonical JSON (JCS) in the stdlib: the one recipe receipts hash and chain.
 
-Refusals name the JSON path of the offending value. See DESIGN.md "receipt: promises".
+Refusals name the JSON path of the offending value. See docs/DESIGN.md, "Receipts".
 """
 
 from __future__ import annotations

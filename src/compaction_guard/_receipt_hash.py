@@ -1,6 +1,6 @@
 """How receipts hash: recipes, hash domains, per-item digests, the drop split, the receipt digest.
 
-See DESIGN.md "receipt: promises" and docs/DESIGN.md "Receipt keys and the lossless recipe".
+See docs/DESIGN.md, "Receipts" and docs/DESIGN.md, "Receipt keys and the lossless recipe".
 Row checks that use these are in `_receipt_verify`.
 """
 
@@ -165,7 +165,7 @@ def _payload(item: Any, index: int) -> tuple[bytes, bytes]:
 
 
 def lossless_bytes(value: Any, path: str = "$") -> bytes:
-    """Return the lossless encoding of a JSON-like value (docs/DESIGN.md, the lossless recipe).
+    """Return the lossless encoding of a JSON-like value (the lossless recipe).
 
     Tagged and length-prefixed, walked without recursion: `n`, `t`, `f`; `i<decimal>;`;
     `d<float.hex()>;`; `s<len>:` + UTF-8 with surrogates passed through; `b<len>:` + bytes;

@@ -1,6 +1,6 @@
 """Receipt row checks: self-consistency (shapes, digest forms, arithmetic) and content.
 
-See DESIGN.md "receipt: promises". Each check returns problems in check order, never raises.
+See docs/DESIGN.md, "Receipts". Each check returns problems in check order, never raises.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Wire-format detection and tool-call grouping for `group_trim` (DESIGN.md "group_trim: promises").
+"""Wire-format detection and tool-call grouping for `group_trim` (docs/DESIGN.md, "group_trim").
 
 One reader per shape (OpenAI chat, OpenAI Responses items, Anthropic messages) turns a
 list into group starts plus the provider-rejected shapes it saw, as (index, kind, text).

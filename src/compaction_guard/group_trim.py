@@ -1,4 +1,4 @@
-"""Tool-call-safe trimming of a message list to a token budget (DESIGN.md "group_trim: promises").
+"""Tool-call-safe trimming of a message list to a token budget (docs/DESIGN.md, "group_trim").
 
 Reads OpenAI chat messages, OpenAI Responses input items and Anthropic messages (one format
 per list), keeps every tool call with its results, and drops the oldest groups first.

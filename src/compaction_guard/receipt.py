@@ -1,6 +1,6 @@
 """Compaction receipts: digests of what a compaction kept, dropped and introduced, chained to JSONL.
 
-See DESIGN.md "receipt: promises". Hashing is in `_receipt_hash`, row checks in
+See docs/DESIGN.md, "Receipts". Hashing is in `_receipt_hash`, row checks in
 `_receipt_verify`, the chain in `_chain` (writing) and `_chain_verify`, canonical JSON in `_jcs`.
 """
 

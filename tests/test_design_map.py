@@ -55,8 +55,10 @@ def test_design_pointers_resolve_to_headings() -> None:
 def test_module_map_lists_every_module() -> None:
     listed = MAP_ROW.findall(_section("Module map"))
     present = [path.relative_to(PACKAGE).as_posix() for path in _sources()]
-    assert sorted(set(present) - set(listed)) == [], "add these modules to the module map"
-    assert sorted(set(listed) - set(present)) == [], "drop these gone modules from the map"
+    unlisted = sorted(set(present) - set(listed))
+    gone = sorted(set(listed) - set(present))
+    assert not unlisted, f"add these modules to docs/DESIGN.md, Module map: {unlisted}"
+    assert not gone, f"drop these modules from docs/DESIGN.md, Module map: {gone}"
     assert len(listed) == len(set(listed)), "list each module once"
 
 

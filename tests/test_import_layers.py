@@ -65,7 +65,7 @@ def _parse_imports(source: str, package: str) -> set[str]:
 def _table(title: str) -> list[list[str]]:
     text = DESIGN.read_text()
     start = text.index(f"\n### {title}\n")
-    rows = []
+    rows: list[list[str]] = []
     for line in text[start:].splitlines()[2:]:
         if not line.startswith("|"):
             if rows:
@@ -114,8 +114,10 @@ def _is_private(name: str) -> bool:
 
 def test_every_module_sits_in_exactly_one_row() -> None:
     row_of, _ = _layers()
-    assert sorted(set(MODULES) - set(row_of)) == [], "add these modules to the layer table"
-    assert sorted(set(row_of) - set(MODULES)) == [], "these table entries name no module"
+    unplaced = sorted(set(MODULES) - set(row_of))
+    unknown = sorted(set(row_of) - set(MODULES))
+    assert not unplaced, f"add these modules to docs/DESIGN.md, Layers: {unplaced}"
+    assert not unknown, f"these entries of docs/DESIGN.md, Layers name no module: {unknown}"
 
 
 def test_imports_follow_the_layer_table() -> None:

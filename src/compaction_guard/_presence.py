@@ -2,7 +2,7 @@
 
 Private to `guard`. The hot path is the codec's marker probe plus one string compare with
 the block the registry renders now; spans are parsed only when that compare fails, to
-name the defect and its place. See docs/DESIGN.md, "One authority" (promises 5-7).
+name the defect and its place. See docs/DESIGN.md, "The sentinel block" (promises 5-7).
 """
 
 from __future__ import annotations

@@ -67,3 +67,29 @@ def test_pointer_pattern_catches_a_dangling_section() -> None:
     sample = 'See docs/DESIGN.md,\n"No such section".'
     assert POINTER.findall(sample) == ["No such section"]
     assert "No such section" not in _headings()
+
+
+PROMISE_REF = re.compile(r"\(promises? ([^)]*)\)")
+PROMISE_ITEM = re.compile(r"^\s*(\d+a?)\. ", re.MULTILINE)
+
+
+def _promise_numbers(ref: str) -> list[str]:
+    numbers = []
+    for start, end in re.findall(r"(\d+a?)(?:-(\d+))?", ref):
+        numbers += [str(n) for n in range(int(start), int(end) + 1)] if end else [start]
+    return numbers
+
+
+def test_promise_pointers_resolve() -> None:
+    """`(promise 10)`, `(promises 5-7)` in src name items of docs/DESIGN.md, "Promises"."""
+    listed = set(PROMISE_ITEM.findall(_section("Promises")))
+    missing = [
+        f"{path.relative_to(PACKAGE)}: promise {number}"
+        for path in _sources()
+        for ref in PROMISE_REF.findall(path.read_text())
+        for number in _promise_numbers(ref)
+        if number not in listed
+    ]
+    assert not missing, f"no such item in docs/DESIGN.md, Promises: {missing}"
+    assert _promise_numbers("1, 2 and 12") == ["1", "2", "12"]
+    assert _promise_numbers("5-7") == ["5", "6", "7"]

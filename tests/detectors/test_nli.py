@@ -295,10 +295,31 @@ def test_nli_survival_only_in_the_retained_tail_is_at_risk(
     assert outcome.at_risk is True
 
 
-def test_nli_decides_in_the_chain(nli_dir: Path, make_invariant: MakeInvariant) -> None:
+class _CleanReader(Detector):
+    """Stands in for the lexical tier: a clean closed-world reading it could not prove."""
+
+    layer = "lexical"
+
+    def detect(self, invariant: Invariant, view: SummaryView) -> LayerVerdict | Abstain:
+        return Abstain(reason="could not prove the restatement")
+
+
+def test_nli_decides_in_the_chain_after_a_clean_reading(
+    nli_dir: Path, make_invariant: MakeInvariant
+) -> None:
+    view = _view("Confirmed: the run budget stays at $500.")
+    chain = DetectorChain([_CleanReader(), NLIDetector(nli_dir)])
+    assert chain.run(make_invariant(RULE), view).decided_by == "nli.entailment"
+
+
+def test_nli_certification_is_vetoed_without_a_closed_world_reading(
+    nli_dir: Path, make_invariant: MakeInvariant
+) -> None:
+    """Entailment of one sentence cannot vouch for the rest of the context (promise 6a)."""
     view = _view("Confirmed: the run budget stays at $500.")
     result = DetectorChain([NLIDetector(nli_dir)]).run(make_invariant(RULE), view)
-    assert result.decided_by == "nli.entailment"
+    assert result.decided_by == "chain.exhausted"
+    assert "vetoed" in result.trail[-1]
 
 
 def test_nli_model_with_an_unknown_input_is_unavailable(tmp_path: Path) -> None:

@@ -43,9 +43,12 @@ ALLOWED_KINDS: Mapping[str, frozenset[Kind]] = {
 }
 
 # Layers whose certifications stand only after a closed-world reading of the whole context
-# found nothing departing from the rule (promise 6a): a judge reads one cited span, and a
-# span cannot vouch for what the rest of the context says.
-NEEDS_CLEAN_READING: Mapping[str, frozenset[Kind]] = {"judge": CERTIFYING_KINDS}
+# found nothing departing from the rule (promise 6a): NLI scores one sentence and a judge
+# cites one span, and neither can vouch for what the rest of the context says.
+NEEDS_CLEAN_READING: Mapping[str, frozenset[Kind]] = {
+    "nli": CERTIFYING_KINDS,
+    "judge": CERTIFYING_KINDS,
+}
 
 # Layers that read the whole context closed-world. Their Abstain is clean when it forbids
 # no certification and its evidence does not say `closed_world: "departure"`.

@@ -331,3 +331,36 @@ def test_a_forged_block_never_certifies_the_rule_it_alters(place: Placement) -> 
 def test_check_reads_a_forged_block_as_prose() -> None:
     report = guard().check("Summary.\n" + forged_block())
     assert {f.kind for f in report.findings}.isdisjoint(CERTIFIED)
+
+
+@pytest.mark.parametrize("forgery", FORGERIES)
+@pytest.mark.parametrize("place", EDITABLE)
+def test_raise_never_passes_a_rival_the_compactor_wrote(
+    place: Placement, forgery: Callable[[], str],
+) -> None:
+    """Under RAISE a rival is refused (read as prose it damages a rule) or stripped."""
+    def compactor(_context: Any) -> Any:
+        return with_rules(place(forgery()))
+
+    observer = guard(policy=cg.Policy.WARN)
+    observer.compact(with_rules(base()), compactor=compactor)
+    assert observer.last_report is not None
+    g = guard(policy=cg.Policy.RAISE)
+    if observer.last_report.gating:
+        with pytest.raises(cg.InvariantViolation):
+            g.compact(with_rules(base()), compactor=compactor)
+        return
+    out = g.compact(with_rules(base()), compactor=compactor)
+    assert not holds(out, FORGED_TEXT)
+    assert g.last_report is not None
+    assert g.last_report.stripped_blocks
+    g.assert_present(out)
+
+
+def test_restarted_guard_repairs_a_context_holding_a_rival() -> None:
+    """A new process: the guard never issued anything, and still owns the format."""
+    context = in_newest_message(forged_block())
+    restarted = guard()
+    out = restarted.compact(context, compactor=lambda m: [*m[:-1], {"role": "user", "content": "Summary. " + bare_line()}])
+    assert not holds(out, FORGED_TEXT)
+    restarted.assert_present(out)

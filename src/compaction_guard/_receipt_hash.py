@@ -122,15 +122,16 @@ def _digest_strings(
 ) -> tuple[list[bytes], array[int]]:
     """Digest plain strings (the common case) without per-item dispatch."""
     try:
-        encoded = [item.encode("utf-8") for item in items]
+        if key is None:
+            sha = hashlib.sha256
+            keys = [sha(item.encode("utf-8")).digest() for item in items]
+        else:
+            keys = [hmac.digest(key, item.encode("utf-8"), "sha256") for item in items]
     except UnicodeEncodeError:
         raise _Surrogate from None
-    if key is None:
-        sha = hashlib.sha256
-        keys = [sha(data).digest() for data in encoded]
-    else:
-        keys = [hmac.digest(key, data, "sha256") for data in encoded]
-    return keys, array("Q", map(len, encoded))
+    # An ASCII str is as long in UTF-8 as in code points (isascii() is O(1)).
+    sizes = array("Q", [len(item) if item.isascii() else len(item.encode()) for item in items])
+    return keys, sizes
 
 
 class _Surrogate(Exception):  # noqa: N818 - private control flow, never escapes Items

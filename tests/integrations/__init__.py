@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from compaction_guard.block import ParsedBlock, parse_blocks
@@ -29,3 +30,13 @@ def assert_one_current_block(texts: Iterable[str], guard: Guard) -> None:
     assert block.intact, block.problem
     assert block.header_checksum == guard.block_checksum
     assert set(block.ids) == {invariant.id for invariant in guard.invariants()}
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def recipe(name: str) -> str:
+    """The recipe block of examples/integrations_<name>.py, as docs/integrations.md shows it."""
+    source = (ROOT / "examples" / f"integrations_{name}.py").read_text(encoding="utf-8")
+    start = source.index(f"# --- recipe: {name} ---\n")
+    return source[start : source.index("# --- end recipe ---")].split("\n", 1)[1]

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import typing
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,7 +19,7 @@ from compaction_guard.codec import AutoCodec
 from compaction_guard.errors import BlockIntegrityError, CodecError
 from compaction_guard.guard import Guard
 from compaction_guard.taxonomy import Mode
-from tests.integrations import CAP, CONSTRAINTS, assert_one_current_block
+from tests.integrations import CAP, CONSTRAINTS, assert_one_current_block, recipe
 
 anthropic = pytest.importorskip("anthropic")
 httpx2 = pytest.importorskip("httpx2")
@@ -28,16 +27,8 @@ beta = pytest.importorskip("anthropic.types.beta")
 
 pytestmark = pytest.mark.extras
 
-ROOT = Path(__file__).resolve().parents[2]
 SUMMARY = f"The user is counting orders. {CAP}"
 
-
-def recipe(name: str) -> str:
-    """The recipe block of examples/integrations_<name>.py, as the docs page shows it."""
-    source = (ROOT / "examples" / f"integrations_{name}.py").read_text(encoding="utf-8")
-    start = source.index(f"# --- recipe: {name} ---\n")
-    end = source.index("# --- end recipe ---")
-    return source[start:end].split("\n", 1)[1]
 
 
 def visible_texts(messages: list[dict[str, Any]]) -> list[str]:

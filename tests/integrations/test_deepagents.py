@@ -8,7 +8,6 @@ assertions are about what the model saw.
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -29,12 +28,18 @@ from compaction_guard import group_trim
 from compaction_guard.guard import Guard
 from compaction_guard.integrations.langchain import guard_middleware
 from compaction_guard.taxonomy import Kind, Mode
-from tests.integrations import CAP, CONSTRAINTS, READ_ONLY, assert_one_current_block, blocks_in
+from tests.integrations import (
+    CAP,
+    CONSTRAINTS,
+    READ_ONLY,
+    assert_one_current_block,
+    blocks_in,
+    recipe,
+)
 from tests.integrations.test_langchain import RecordingModel, Summariser, lookup
 
 pytestmark = pytest.mark.extras
 
-ROOT = Path(__file__).resolve().parents[2]
 THREAD = {"configurable": {"thread_id": "deep-1"}}
 
 
@@ -205,11 +210,6 @@ class RecipeModel(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=reply)])
 
 
-def _recipe(name: str) -> str:
-    source = (ROOT / "examples" / f"integrations_{name}.py").read_text(encoding="utf-8")
-    start = source.index(f"# --- recipe: {name} ---\n")
-    return source[start : source.index("# --- end recipe ---")].split("\n", 1)[1]
-
 
 @pytest.mark.parametrize("name", ["langchain", "deepagents"])
 def test_readme_recipe_runs_with_tools_and_one_block_per_call(
@@ -217,7 +217,7 @@ def test_readme_recipe_runs_with_tools_and_one_block_per_call(
 ) -> None:
     model = RecipeModel()
     namespace: dict[str, Any] = {"model": model, "questions": [f"q{n}" for n in range(7)]}
-    exec(compile(_recipe(name), "recipe", "exec"), namespace)
+    exec(compile(recipe(name), "recipe", "exec"), namespace)
     guard: Guard = namespace["guard"]
     after = [seen for seen in model.seen if _summarised(seen)]
     assert len(after) >= 3

@@ -8,7 +8,6 @@ without its call.
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -35,14 +34,14 @@ from compaction_guard.integrations.openai_agents import (
     call_model_input_filter,
 )
 from compaction_guard.taxonomy import Mode
-from tests.integrations import CONSTRAINTS, assert_one_current_block, blocks_in
+from tests.integrations import CONSTRAINTS, assert_one_current_block, blocks_in, recipe
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+    from pathlib import Path
 
 pytestmark = pytest.mark.extras
 
-ROOT = Path(__file__).resolve().parents[2]
 NO_TRACING = RunConfig(tracing_disabled=True)
 QUESTIONS = [f"How many orders in week {n}?" for n in range(1, 7)]
 
@@ -118,16 +117,11 @@ def _agent(model: ToolModel) -> Agent[Any]:
                  model=model)
 
 
-def _recipe() -> str:
-    source = (ROOT / "examples" / "integrations_openai_agents.py").read_text(encoding="utf-8")
-    start = source.index("# --- recipe: openai_agents ---\n")
-    return source[start : source.index("# --- end recipe ---")].split("\n", 1)[1]
-
 
 def test_readme_recipe_runs_with_tools_and_every_call_sees_one_block(tmp_path: Path) -> None:
     model = ToolModel()
     namespace: dict[str, Any] = {"model": model, "questions": QUESTIONS}
-    exec(compile(_recipe(), "recipe", "exec"), namespace)
+    exec(compile(recipe("openai_agents"), "recipe", "exec"), namespace)
     guard, session = asyncio.run(namespace["main"](tmp_path / "chat.db"))
     session.inner.close()
     assert guard.last_report is not None

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import warnings
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -42,11 +41,10 @@ from compaction_guard.integrations.pydantic_ai import (
 )
 from compaction_guard.integrations.pydantic_ai import pairing_problems as problems_in
 from compaction_guard.taxonomy import Kind, Mode
-from tests.integrations import CAP, CONSTRAINTS, assert_one_current_block, blocks_in
+from tests.integrations import CAP, CONSTRAINTS, assert_one_current_block, blocks_in, recipe
 
 pytestmark = pytest.mark.extras
 
-ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS = [f"How many orders in week {n}?" for n in range(1, 7)]
 CODEC = PydanticAICodec()
 
@@ -209,12 +207,9 @@ def test_a_compactor_that_orphans_a_tool_return_is_refused() -> None:
 
 
 def test_readme_recipe_runs(capsys: pytest.CaptureFixture[str]) -> None:
-    source = (ROOT / "examples" / "integrations_pydantic_ai.py").read_text(encoding="utf-8")
-    start = source.index("# --- recipe: pydantic_ai ---\n")
-    recipe = source[start : source.index("# --- end recipe ---")].split("\n", 1)[1]
     recorder = Recorder()
     namespace: dict[str, Any] = {"model": FunctionModel(recorder), "questions": QUESTIONS}
-    exec(compile(recipe, "recipe", "exec"), namespace)
+    exec(compile(recipe("pydantic_ai"), "recipe", "exec"), namespace)
     guard: Guard = namespace["guard"]
     first = next(i for i, seen in enumerate(recorder.seen) if blocks_in(_texts(seen)))
     for seen in recorder.seen[first:]:

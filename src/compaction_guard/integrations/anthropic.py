@@ -29,7 +29,7 @@ __all__ = [
 
 # Checked only when the SDK is installed (this module needs none): the lowest release the
 # tests pass on; pyproject's [anthropic] extra states the same bound.
-MINIMUM_VERSION = "2.10"
+MINIMUM_VERSION = "2.2"
 require_version(
     "anthropic", MINIMUM_VERSION, extra="anthropic",
     feature="compaction_guard.integrations.anthropic",

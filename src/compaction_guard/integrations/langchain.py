@@ -18,7 +18,7 @@ from compaction_guard.errors import CodecError
 
 require("langchain", extra="langchain", feature="compaction_guard.integrations.langchain")
 # The lowest release the tests pass on; pyproject's [langchain] extra states the same bound.
-MINIMUM_VERSION = "1.5"
+MINIMUM_VERSION = "1.4.10"
 require_version(
     "langchain", MINIMUM_VERSION, extra="langchain",
     feature="compaction_guard.integrations.langchain",

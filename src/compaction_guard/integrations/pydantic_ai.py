@@ -29,7 +29,7 @@ _pydantic_ai = require(
     feature="compaction_guard.integrations.pydantic_ai",
 )
 # The lowest release the tests pass on; pyproject's [pydantic-ai] extra states the same bound.
-MINIMUM_VERSION = "2.40"
+MINIMUM_VERSION = "2.62"
 require_version(
     "pydantic-ai-slim", MINIMUM_VERSION, extra="pydantic-ai",
     feature="compaction_guard.integrations.pydantic_ai",

@@ -8,6 +8,7 @@ docs/DESIGN.md, "Closed-world certification" (promise 6a).
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -243,14 +244,22 @@ _UN = re.compile(r"^un(?P<rest>[a-z]{3,})$")
 _IRREGULAR_UN = {"froze": "freez", "frozen": "freez"}
 
 
-def _has_phrase(tokens: Sequence[str], phrases: Iterable[tuple[str, ...]]) -> int | None:
-    """Return where the first of `phrases` starts in `tokens`, or None."""
-    for phrase in phrases:
-        width = len(phrase)
-        for start in range(len(tokens) - width + 1):
-            if tuple(tokens[start : start + width]) == phrase:
+def _has_phrase(tokens: Sequence[str], phrases: tuple[tuple[str, ...], ...]) -> int | None:
+    """Return where the earliest of `phrases` starts in `tokens`, or None."""
+    firsts = _firsts(phrases)
+    for start, token in enumerate(tokens):
+        for phrase in firsts.get(token, ()):
+            if tuple(tokens[start : start + len(phrase)]) == phrase:
                 return start
     return None
+
+
+@functools.lru_cache(maxsize=64)
+def _firsts(phrases: tuple[tuple[str, ...], ...]) -> dict[str, tuple[tuple[str, ...], ...]]:
+    found: dict[str, list[tuple[str, ...]]] = {}
+    for phrase in phrases:
+        found.setdefault(phrase[0], []).append(phrase)
+    return {first: tuple(group) for first, group in found.items()}
 
 
 def _expand(
@@ -748,7 +757,8 @@ def topic_sentences(part: Part, index: ViewIndex, skip: frozenset[int]) -> list[
     on how many; and the sentence after each of them or after a copy (an anaphor there
     refers to the rule).
     """
-    keys = part.lookup | _RULE_NOUN_KEYS
+    # Number classes find every sentence with a number; a departure also names the rule.
+    keys = frozenset(k for k in part.lookup if not k.startswith("num:")) | _RULE_NOUN_KEYS
     shared = index.candidates(keys, part.probes)
     mentioned = set(shared) | set(skip)
     found: dict[int, bool] = {sid: False for sid in shared if sid not in skip}
@@ -809,17 +819,32 @@ def closed_world(part: Part, index: ViewIndex, certs: Sequence[Reading]) -> Depa
     skip = frozenset(sid for cert in certs for sid in cert.sids)
     unnamed: Departure | None = None
     for sid, attached in topic_sentences(part, index, skip):
-        # A cell of the copy's own table row speaks about the copy without naming it.
-        row = index.sentences[sid].text.startswith("|")
+        if not _may_depart(index.sentences[sid].analysed()):
+            continue
+        # A cell of the copy's table row, or a bracketed remark right after it on its line,
+        # speaks about the copy without naming it: "| lifted |", "(retired last sprint)".
+        row = index.sentences[sid].text.startswith(("|", "("))
         implicit = attached and row and any(index.same_line(sid, s) for s in skip)
-        statement = statement_of(
-            index.sentences[sid].analysed(), attached=attached, implicit=implicit
-        )
+        memo_key = ("statement", sid, attached, implicit)
+        statement = index.memo.get(memo_key)
+        if not isinstance(statement, Statement):
+            statement = statement_of(
+                index.sentences[sid].analysed(), attached=attached, implicit=implicit
+            )
+            index.memo[memo_key] = statement
         found = departure_in_clause(part, statement)
         if found is not None and found.kind is not None:
             return found
         unnamed = unnamed or found
     return unnamed
+
+
+def _may_depart(analysis: Analysis) -> bool:
+    """Tell whether a sentence holds any word a departure needs (a cheap test first)."""
+    words = set(analysis.tokens)
+    if words & _TRIGGERS or any(t.startswith("un") or t.endswith("n't") for t in words):
+        return True
+    return bool(analysis.values) and bool(words & _COPULA)
 
 
 def _restates(part: Part, keys: Sequence[str | None]) -> bool:
@@ -837,3 +862,24 @@ def _restates(part: Part, keys: Sequence[str | None]) -> bool:
 def _window_of(index: ViewIndex, sids: Sequence[int]) -> Analysis:
     parts = tuple(index.sentences[sid].analysed() for sid in sids)
     return parts[0] if len(parts) == 1 else join(parts)
+
+
+_TRIGGERS = frozenset().union(
+    _LIFT,
+    _CHANGE,
+    _PERMIT,
+    _AGAINST,
+    _EXCEPT,
+    _SUPERSEDE,
+    _ADDING,
+    *(
+        {phrase[0] for phrase in phrases}
+        for phrases in (
+            _LIFT_PHRASES,
+            _AGAINST_PHRASES,
+            _EXCEPT_PHRASES,
+            _SCOPE_PHRASES,
+            _SUPERSEDE_PHRASES,
+        )
+    ),
+)

@@ -335,7 +335,6 @@ def test_results_false_certify_count_is_zero() -> None:
             assert tier["false_certify"]["count"] == 0, (name, tier["false_certify"]["cases"])
 
 
-@pytest.mark.xfail(strict=True, reason="lexical tier closed-world work, issue 9")
 def test_results_prose_false_certify_count_is_zero() -> None:
     """The same release gate on the hand-written corpus."""
     for name, tier in _section("prose")["tiers"].items():

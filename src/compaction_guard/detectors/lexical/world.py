@@ -23,7 +23,7 @@ from compaction_guard.normalize import stem
 from compaction_guard.taxonomy import Kind
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Sequence
 
     from compaction_guard.anchors import Value
     from compaction_guard.detectors.lexical.align import Part

@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from compaction_guard.cli import SUBCOMMANDS, build_parser, main
+from compaction_guard.receipt import CompactionReceipt
 from tests.support import seal_one
 
 
@@ -103,3 +104,42 @@ def test_cli_python_dash_m_runs_the_same_command(log: Path) -> None:
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0
     assert "verified 3 row(s)" in done.stdout
+
+
+@pytest.fixture
+def keyed_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("RECEIPT_KEY", "a secret of thirty-two characters")
+    path = tmp_path / "keyed.jsonl"
+    for index in range(2):
+        receipt = CompactionReceipt.open([f"turn {index}", "shared"], key="RECEIPT_KEY")
+        receipt.record_kept(["shared", f"summary {index}"])
+        receipt.seal(path, compactor="test", method="test")
+    return path
+
+
+def test_cli_verify_keyed_log_with_key_env(keyed_log: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["verify", str(keyed_log), "--key-env", "RECEIPT_KEY"]) == 0
+    assert "verified 2 row(s)" in capsys.readouterr().out
+
+
+def test_cli_verify_keyed_log_without_the_key_says_so(
+    keyed_log: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["verify", str(keyed_log)]) == 1
+    assert "key-required" in capsys.readouterr().out
+
+
+def test_cli_verify_keyed_log_with_the_wrong_key_fails(
+    keyed_log: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("OTHER_KEY", "another secret of the same length!")
+    assert main(["verify", str(keyed_log), "--key-env", "OTHER_KEY", "--json"]) == 1
+    assert '"ok": false' in capsys.readouterr().out
+
+
+def test_cli_head_with_an_unset_key_variable_names_it(
+    keyed_log: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("UNSET_KEY", raising=False)
+    assert main(["head", str(keyed_log), "--key-env", "UNSET_KEY"]) == 1
+    assert "UNSET_KEY" in capsys.readouterr().out

@@ -12,7 +12,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from compaction_guard import __version__
-from compaction_guard.errors import RegistryError
+from compaction_guard.errors import ReceiptKeyError, RegistryError
 from compaction_guard.guard import Guard
 from compaction_guard.integrations.anthropic import session_start_hook_output
 from compaction_guard.receipt import ChainReport, ReceiptHead, verify_chain
@@ -75,12 +75,22 @@ def _add_verify(subparsers: argparse._SubParsersAction[argparse.ArgumentParser])
         type=_parse_head,
         help="a pinned head line from `compaction-guard head` to check truncation and forks",
     )
+    _add_key_env(parser)
     _add_json(parser)
     parser.set_defaults(run=_run_verify)
 
 
+def _add_key_env(parser: argparse.ArgumentParser) -> None:
+    # The key is named by a variable, never passed on the command line (where `ps` shows it).
+    parser.add_argument(
+        "--key-env",
+        metavar="NAME",
+        help="the environment variable holding the key of a keyed (HMAC-SHA256) log",
+    )
+
+
 def _run_verify(args: argparse.Namespace) -> int:
-    report = _verify(args.log, args.head, as_json=args.json)
+    report = _verify(args.log, args.head, key_env=args.key_env, as_json=args.json)
     if report is None:
         return EXIT_PROBLEMS
     if args.json:
@@ -102,12 +112,13 @@ def _add_head(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="verify a receipts log and print its head line, to pin outside the file",
     )
     parser.add_argument("log", help="the receipts .jsonl file")
+    _add_key_env(parser)
     _add_json(parser)
     parser.set_defaults(run=_run_head)
 
 
 def _run_head(args: argparse.Namespace) -> int:
-    report = _verify(args.log, None, as_json=args.json)
+    report = _verify(args.log, None, key_env=args.key_env, as_json=args.json)
     if report is None:
         return EXIT_PROBLEMS
     if args.json:
@@ -128,16 +139,20 @@ def _parse_head(text: str) -> ReceiptHead:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def _verify(log: str, head: ReceiptHead | None, *, as_json: bool) -> ChainReport | None:
+def _verify(
+    log: str, head: ReceiptHead | None, *, key_env: str | None, as_json: bool
+) -> ChainReport | None:
     try:
-        return verify_chain(log, expected_head=head)
+        return verify_chain(log, expected_head=head, key=key_env)
+    except ReceiptKeyError as exc:
+        error = str(exc)
     except OSError as exc:
         error = f"cannot read: {exc.strerror or exc}"
-        if as_json:
-            _print_json({"log": log, "ok": False, "error": error})
-        else:
-            print(f"{log}: {error}")
-        return None
+    if as_json:
+        _print_json({"log": log, "ok": False, "error": error})
+    else:
+        print(f"{log}: {error}")
+    return None
 
 
 def _chain_json(log: str, report: ChainReport) -> dict[str, object]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -214,6 +215,46 @@ def test_guard_compaction_over_a_lone_surrogate_with_receipts_succeeds(tmp_path:
     assert guard.last_report is not None
     assert guard.last_report.receipt == row["receipt_digest"]
     assert verify_receipt(row, pre, out, key=KEY)["ok"]
+
+
+@dataclasses.dataclass
+class _Turn:
+    role: str
+    content: str
+
+
+def test_lossless_recipe_hashes_objects_by_class_and_fields() -> None:
+    """Framework messages are objects: a dataclass or pydantic model gets a digest."""
+    turn = _Turn("user", "hello")
+    assert item_digest(turn).startswith("sha256:lossless:v1:")
+    assert item_digest(turn) == item_digest(_Turn("user", "hello"))
+    assert item_digest(turn) != item_digest(_Turn("user", "hello!"))
+    assert item_digest(turn) != item_digest({"role": "user", "content": "hello"})
+
+
+def test_guard_compaction_over_message_objects_with_receipts_succeeds(tmp_path: Path) -> None:
+    log = tmp_path / "receipts.jsonl"
+    guard = cg.Guard(["The budget cap is $500."], detectors=[LexicalDetector()], receipts=log)
+    pre = [_Turn("user", "The budget cap is $500."), _Turn("assistant", "ok"), _Turn("user", "next")]
+    out = guard.compact(pre, compactor=lambda m: m[2:])
+    assert verify_chain(log).ok
+    row = _rows(log)[-1]
+    assert row["dropped"]["count"] == 2
+    assert verify_receipt(row, pre, out)["ok"]
+    assert not verify_receipt(row, [_Turn("user", "edited"), *pre[1:]], out)["ok"]
+
+
+@pytest.mark.extras
+def test_guard_compaction_over_langchain_messages_with_receipts_succeeds(tmp_path: Path) -> None:
+    messages = pytest.importorskip("langchain_core.messages")
+    log = tmp_path / "receipts.jsonl"
+    guard = cg.Guard(["The budget cap is $500."], detectors=[LexicalDetector()], receipts=log)
+    pre = [messages.HumanMessage("The budget cap is $500."), messages.AIMessage("ok"),
+           messages.HumanMessage("next")]
+    out = guard.compact(pre, compactor=lambda m: m[2:])
+    guard.assert_present(out)
+    assert verify_chain(log).ok
+    assert verify_receipt(_rows(log)[-1], pre, out)["ok"]
 
 
 def test_package_imports_without_fcntl() -> None:

@@ -83,6 +83,7 @@ def value_at(tokens: Sequence[str], i: int) -> Value | None:
         reader.version,
         reader.number,
         reader.times,
+        reader.compound_number,
         reader.words,
     ):
         value = parse()
@@ -92,6 +93,10 @@ def value_at(tokens: Sequence[str], i: int) -> Value | None:
     if value is None and "-" in tokens[i]:
         return reader.range() or reader.hyphenated()
     return value
+
+
+_TENS = {word: n for word, n in WORD_NUMBERS.items() if n % 10 == 0 and 20 <= n <= 90}  # noqa: PLR2004
+_UNITS_DIGITS = {word: n for word, n in WORD_NUMBERS.items() if 1 <= n <= 9}  # noqa: PLR2004
 
 
 class _Reader:
@@ -223,6 +228,20 @@ class _Reader:
         if nxt in {"hundred", "thousand"}:
             return self.quantify(self.i + 1, raw * (100 if nxt == "hundred" else 1000), None, "")
         return self.quantify(self.i, raw, None, "")
+
+    def compound_number(self) -> Value | None:
+        """Read a tens word and a units word as one number: "twenty-five", "forty two".
+
+        Without this the hyphenated form reads as the range 20-5 and the spaced form as 20,
+        so a rule of 25 written out in words could never be matched (nor told apart).
+        """
+        word, nxt = self.word, self.at(self.i + 1)
+        left, _, right = word.partition("-")
+        if right and left in _TENS and right in _UNITS_DIGITS:
+            return self.quantify(self.i, Fraction(_TENS[left] + _UNITS_DIGITS[right]), None, "")
+        if word in _TENS and nxt in _UNITS_DIGITS:
+            return self.quantify(self.i + 1, Fraction(_TENS[word] + _UNITS_DIGITS[nxt]), None, "")
+        return None
 
     def quantify(self, i: int, raw: Fraction, sign: str | None, suffix: str) -> Value | None:
         """Read what follows a number at tokens[i]: multiplier, percent, currency, unit."""

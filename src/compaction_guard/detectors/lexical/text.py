@@ -43,11 +43,14 @@ _CLAUSE_BREAK = re.compile(
 ID = "id:"
 # "Mb", "Gb": a capital prefix before a small b is bits, which case folding would lose.
 _BITS = re.compile(r"(?<=\d)(\s?[KMGTP])b\b")
+# The pattern needs one of these pairs; testing for them first (a plain substring search)
+# spares the regex a scan of every position of long kept text that has none.
+_BIT_PAIRS = ("Kb", "Mb", "Gb", "Tb", "Pb")
 
 
 def lexical_form(text: str) -> str:
     """Return the detection form of `text` with data sizes in bits spelled apart (`mbit`)."""
-    if "b" in text:
+    if any(pair in text for pair in _BIT_PAIRS):
         text = _BITS.sub(r"\1bit", text)
     return detection_form(text)
 

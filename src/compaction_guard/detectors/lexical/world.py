@@ -247,6 +247,8 @@ _IRREGULAR_UN = {"froze": "freez", "frozen": "freez"}
 def _has_phrase(tokens: Sequence[str], phrases: tuple[tuple[str, ...], ...]) -> int | None:
     """Return where the earliest of `phrases` starts in `tokens`, or None."""
     firsts = _firsts(phrases)
+    if firsts.keys().isdisjoint(tokens):
+        return None  # most statements hold no phrase's first word: one set test says so
     for start, token in enumerate(tokens):
         for phrase in firsts.get(token, ()):
             if tuple(tokens[start : start + len(phrase)]) == phrase:
@@ -285,7 +287,31 @@ def statement_of(analysis: Analysis, *, attached: bool, implicit: bool = False) 
 
 
 def _part_stems(part: Part) -> frozenset[str]:
-    return frozenset(stem(t) for t in part.analysis.tokens)
+    return _part_words(part)[0]
+
+
+# Parts live in the `parts_of` cache, so their stems are worked out once and not once per
+# statement read; the entry keeps its part so a reused id() never answers for another part.
+_PART_WORDS: dict[int, tuple[Part, frozenset[str], frozenset[str]]] = {}
+_PART_WORDS_LIMIT = 4096
+
+
+def _part_words(part: Part) -> tuple[frozenset[str], frozenset[str]]:
+    """Return (stems of every token, stems of the content head words) of `part`."""
+    entry = _PART_WORDS.get(id(part))
+    if entry is not None and entry[0] is part:
+        return entry[1], entry[2]
+    keys = part.analysis.keys
+    heads = frozenset(
+        stem(part.analysis.tokens[i])
+        for i in part.content
+        if keys[i] not in GENERIC and not keys[i].startswith("~")  # type: ignore[union-attr]
+    )
+    own = frozenset(stem(t) for t in part.analysis.tokens)
+    if len(_PART_WORDS) >= _PART_WORDS_LIMIT:
+        _PART_WORDS.clear()
+    _PART_WORDS[id(part)] = (part, own, heads)
+    return own, heads
 
 
 def _subjects(part: Part, statement: Statement) -> tuple[list[int], list[int]]:
@@ -295,13 +321,7 @@ def _subjects(part: Part, statement: Statement) -> tuple[list[int], list[int]]:
     or a rule noun ("that limit", "the restriction"). A head-word mention is one of the
     rule's own content words or identifiers.
     """
-    keys = part.analysis.keys
-    heads = {
-        stem(part.analysis.tokens[i])
-        for i in part.content
-        if keys[i] not in GENERIC and not keys[i].startswith("~")  # type: ignore[union-attr]
-    }
-    own = _part_stems(part)
+    own, heads = _part_words(part)
     tokens = statement.tokens
     refs: list[int] = []
     mentions: list[int] = []

@@ -273,6 +273,8 @@ class _Reader:
     ) -> Value | None:
         """Read the money, unit or rate word at tokens[end] that a number measures."""
         word = singular(self.at(end))
+        if currency is None and word == "us" and singular(self.at(end + 1)) == "dollar":
+            word, end = "usd", end + 1  # "3000 US dollars" is 3000 USD, not 3000 "us"
         if currency is None and word in CURRENCY_WORDS:
             currency, end = CURRENCY_WORDS[word], end + 1
         if currency is not None:

@@ -406,7 +406,7 @@ def departure_in_clause(part: Part, statement: Statement) -> Departure | None:
     if not tokens:
         return None
     refs, mentions = _subjects(part, statement)
-    read = _Read(part, statement, refs, mentions, _part_stems(part))
+    read = _Read(part, statement, refs, mentions, _part_stems(part), frozenset(tokens))
     readers = (
         _lift,
         _unverb,
@@ -436,6 +436,9 @@ class _Read:
     refs: list[int]
     mentions: list[int]
     own: frozenset[str]
+    # The statement's distinct tokens: a reader whose trigger words are all absent stops
+    # after one set test instead of walking every token.
+    words: frozenset[str]
 
 
 def _hit(rule: str, kind: Kind | None, why: str, statement: Statement) -> Departure:
@@ -444,7 +447,8 @@ def _hit(rule: str, kind: Kind | None, why: str, statement: Statement) -> Depart
 
 def _lift(r: _Read) -> Departure | None:
     tokens = r.st.tokens
-    for position, token in enumerate(tokens):
+    lifts = () if _LIFT.isdisjoint(r.words) else enumerate(tokens)
+    for position, token in lifts:
         if token not in _LIFT or stem(token) in r.own or _negated_at(tokens, position):
             continue
         if _near(r.st, r.refs, position) or (r.st.implicit and not r.refs and position <= _REACH):
@@ -459,6 +463,8 @@ def _lift(r: _Read) -> Departure | None:
 
 def _unverb(r: _Read) -> Departure | None:
     """Find the rule's own verb undone ("the user unpinned numpy" for "Pin numpy")."""
+    if not any(word.startswith("un") for word in r.words):
+        return None
     for position, token in enumerate(r.st.tokens):
         match = _UN.match(token)
         if match is None or (position and r.st.tokens[position - 1] not in _ACTORS):
@@ -489,7 +495,10 @@ def _permission(r: _Read) -> Departure | None:
     it" right after the copy, "an incremental backup is good enough".
     """
     tokens = r.st.tokens
-    permits = [i for i, t in enumerate(tokens) if t in _PERMIT and not _negated_at(tokens, i)]
+    if _PERMIT.isdisjoint(r.words):
+        permits = []
+    else:
+        permits = [i for i, t in enumerate(tokens) if t in _PERMIT and not _negated_at(tokens, i)]
     if not permits:
         return None
     kind = Kind.WEAKENED if _scoped(tokens) else Kind.CONTRADICTED
@@ -605,6 +614,8 @@ def _scope(r: _Read) -> Departure | None:
 
 
 def _change(r: _Read) -> Departure | None:
+    if _CHANGE.isdisjoint(r.words):
+        return None
     tokens = r.st.tokens
     subjects = r.refs + r.mentions
     for position, token in enumerate(tokens):
@@ -639,8 +650,10 @@ def _value(r: _Read) -> Departure | None:
     """Find a value of the rule's dimension bound to its subject ("the cap is $2,000")."""
     tokens = r.st.tokens
     new = [v for v in r.st.values if _new_value(r.part, v)]
+    if not new:
+        return None
     reported = any(t in _STATE for t in tokens) or _has_phrase(tokens, (("so", "far"),)) is not None
-    if not new or reported:
+    if reported:
         return None
     slots = _slots(r.part)
     # A bare pronoun with a value is a measurement ("it is 190 ms"); a rule noun is the rule.

@@ -99,6 +99,11 @@ _TENS = {word: n for word, n in WORD_NUMBERS.items() if n % 10 == 0 and 20 <= n 
 _UNITS_DIGITS = {word: n for word, n in WORD_NUMBERS.items() if 1 <= n <= 9}  # noqa: PLR2004
 
 
+def _hours_in_order(left: str, right: str) -> bool:
+    """Tell whether two bare hours of one half of the day run forward ("2-4", not "11-1")."""
+    return left.isdigit() and right.isdigit() and 1 <= int(left) < int(right) <= 12  # noqa: PLR2004
+
+
 class _Reader:
     """Reads one value starting at tokens[i]; each method returns None when it does not fit."""
 
@@ -395,9 +400,13 @@ class _Reader:
     def range(self) -> Value | None:
         """Two values joined by a hyphen in one word: `9am-5pm`, `09:00-17:00`."""
         left, _, right = self.word.partition("-")
+        half, end = self.at(self.i + 1), self.i + 1
+        if half in {"am", "pm", "a.m", "p.m"} and _hours_in_order(left, right):
+            # "2-4 AM" is 02:00-04:00: the trailing half of the day binds both hours.
+            left, right, end = left + half[0] + "m", right + half[0] + "m", end + 1
         first = value_at([left], 0) if left else None
         second = value_at([right], 0) if right else None
         if first is None or second is None:
             return None
         amount = first.amount * 10**6 + second.amount
-        return self.make(first.kind, first.dimension + "-range", first.unit, amount, self.i + 1)
+        return self.make(first.kind, first.dimension + "-range", first.unit, amount, end)

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from compaction_guard.block import ParsedBlock, parse_blocks
+from compaction_guard.taxonomy import Kind, Mode
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -30,6 +31,22 @@ def assert_one_current_block(texts: Iterable[str], guard: Guard) -> None:
     assert block.intact, block.problem
     assert block.header_checksum == guard.block_checksum
     assert set(block.ids) == {invariant.id for invariant in guard.invariants()}
+
+
+def assert_cap_reported_mutated(guard: Guard, *, owned_repair: bool = True) -> None:
+    """The last report calls the $500 cap mutated (and is owned and repaired, by default).
+
+    The integration tests' summarisers all turn $500 into $5000.
+    """
+    report = guard.last_report
+    assert report is not None
+    if owned_repair:
+        assert report.mode is Mode.OWNED
+        assert report.repaired
+    cap = next(inv.id for inv in guard.invariants() if inv.text == CAP)
+    finding = report.finding(cap)
+    assert finding is not None
+    assert finding.kind is Kind.MUTATED
 
 
 ROOT = Path(__file__).resolve().parents[2]

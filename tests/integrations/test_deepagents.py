@@ -27,11 +27,11 @@ from pydantic import Field
 from compaction_guard import group_trim
 from compaction_guard.guard import Guard
 from compaction_guard.integrations.langchain import guard_middleware
-from compaction_guard.taxonomy import Kind, Mode
 from tests.integrations import (
     CAP,
     CONSTRAINTS,
     READ_ONLY,
+    assert_cap_reported_mutated,
     assert_one_current_block,
     blocks_in,
     recipe,
@@ -89,14 +89,7 @@ def _assert_sound(model: RecordingModel, guard: Guard, summariser: Summariser) -
     for seen in after:
         assert_one_current_block(_texts(seen), guard)
         assert group_trim.validate(_as_openai(seen)) == [], "a tool result without its call"
-    report = guard.last_report
-    assert report is not None
-    assert report.mode is Mode.OWNED
-    assert report.repaired
-    cap = next(inv.id for inv in guard.invariants() if inv.text == CAP)
-    finding = report.finding(cap)
-    assert finding is not None
-    assert finding.kind is Kind.MUTATED  # the summary said $5000
+    assert_cap_reported_mutated(guard)  # the summary said $5000
 
 
 def test_deep_agent_summarises_with_one_verified_block_and_reports() -> None:

@@ -35,8 +35,15 @@ from compaction_guard.integrations.langchain import (
     LangChainCodec,
     guard_middleware,
 )
-from compaction_guard.taxonomy import Kind, Mode, Policy
-from tests.integrations import CAP, CONSTRAINTS, READ_ONLY, assert_one_current_block, blocks_in
+from compaction_guard.taxonomy import Mode, Policy
+from tests.integrations import (
+    CAP,
+    CONSTRAINTS,
+    READ_ONLY,
+    assert_cap_reported_mutated,
+    assert_one_current_block,
+    blocks_in,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -183,12 +190,7 @@ def test_guard_middleware_report_classifies_the_summary() -> None:
     agent = _agent(guard, Summariser(), RecordingModel())
     for question in _questions(4):
         agent.invoke({"messages": [HumanMessage(question)]}, THREAD)
-    report = guard.last_report
-    assert report is not None
-    cap = next(inv.id for inv in guard.invariants() if inv.text == CAP)
-    finding = report.finding(cap)
-    assert finding is not None
-    assert finding.kind is Kind.MUTATED
+    assert_cap_reported_mutated(guard, owned_repair=False)
 
 
 def test_guard_middleware_block_never_splits_a_tool_call_pair() -> None:

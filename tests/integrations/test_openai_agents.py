@@ -23,7 +23,14 @@ from compaction_guard.errors import BlockIntegrityError, CodecError, InvariantVi
 from compaction_guard.guard import Guard
 from compaction_guard.integrations.openai_agents import GuardedSession
 from compaction_guard.taxonomy import Kind, Mode, Policy
-from tests.integrations import CAP, CONSTRAINTS, READ_ONLY, assert_one_current_block, blocks_in
+from tests.integrations import (
+    CAP,
+    CONSTRAINTS,
+    READ_ONLY,
+    assert_cap_reported_mutated,
+    assert_one_current_block,
+    blocks_in,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -113,14 +120,7 @@ def test_guarded_session_compacts_past_trigger_with_one_verified_block(
     items = asyncio.run(run())
     assert_one_current_block(_block_texts(items), guard)
     assert items[0] == _user("Summary so far. The budget cap for this run is $5000.")
-    report = guard.last_report
-    assert report is not None
-    assert report.mode is Mode.OWNED
-    assert report.repaired
-    cap = next(inv.id for inv in guard.invariants() if inv.text == CAP)
-    finding = report.finding(cap)
-    assert finding is not None
-    assert finding.kind is Kind.MUTATED
+    assert_cap_reported_mutated(guard)
 
 
 def test_guarded_session_under_trigger_leaves_history_alone(sqlite: SQLiteSession) -> None:

@@ -40,8 +40,13 @@ from compaction_guard.integrations.pydantic_ai import (
     history_processor,
 )
 from compaction_guard.integrations.pydantic_ai import pairing_problems as problems_in
-from compaction_guard.taxonomy import Kind, Mode
-from tests.integrations import CAP, CONSTRAINTS, assert_one_current_block, blocks_in, recipe
+from tests.integrations import (
+    CONSTRAINTS,
+    assert_cap_reported_mutated,
+    assert_one_current_block,
+    blocks_in,
+    recipe,
+)
 
 pytestmark = pytest.mark.extras
 
@@ -111,14 +116,7 @@ def _assert_sound(recorder: Recorder, guard: Guard) -> None:
     for seen in recorder.seen[first:]:
         assert_one_current_block(_texts(seen), guard)
         assert problems_in(seen) == []
-    report = guard.last_report
-    assert report is not None
-    assert report.mode is Mode.OWNED
-    assert report.repaired
-    cap = next(inv.id for inv in guard.invariants() if inv.text == CAP)
-    finding = report.finding(cap)
-    assert finding is not None
-    assert finding.kind is Kind.MUTATED
+    assert_cap_reported_mutated(guard)
 
 
 def test_multi_turn_with_tools_sync() -> None:

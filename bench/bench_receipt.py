@@ -118,22 +118,22 @@ def build_chain(path: Path, rows: int) -> None:
     Sealing 100,000 rows one by one costs a lock and an fsync each; the bench measures
     verification, so the rows are linked here with the same private encoders seal uses.
     """
-    from compaction_guard import _chain, _jcs
-    from compaction_guard.receipt import CompactionReceipt
+    from compaction_guard.receipt import CompactionReceipt, _digests, _row
+    from compaction_guard.receipt import _canonical_json as _jcs
 
     sealed = CompactionReceipt.open(make_items(4))
     sealed.record_kept([*make_items(4)[2:], "summary"])
     first = sealed.seal(path, compactor="bench", method="keep-newest")
-    body = {k: v for k, v in first.items() if k not in _chain.CHAIN_FIELDS}
+    body = {k: v for k, v in first.items() if k not in _row.CHAIN_FIELDS}
     members = {key: [_jcs.dumps(value)] for key, value in body.items()}
     prev, ts = first["chain"], first["ts"]
     with path.open("ab") as handle:
         for seq in range(1, rows):
             row_members = dict(members)
             row_members.update(seq=[_jcs.dumps(seq)], prev=[_jcs.dumps(prev)], ts=[_jcs.dumps(ts)])
-            prev = _chain.chain_digest(row_members)
+            prev = _digests.chain_digest(row_members)
             row_members["chain"] = [_jcs.dumps(prev)]
-            handle.write(b"".join(_chain.object_chunks(row_members)) + b"\n")
+            handle.write(b"".join(_jcs.object_chunks(row_members)) + b"\n")
 
 
 def chain_numbers(rows: int, directory: Path) -> dict[str, float]:

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from compaction_guard._jcs import (
+from compaction_guard.receipt._canonical_json import (
     MAX_DEPTH,
     MAX_SAFE_INTEGER,
     CanonicalJSONError,

@@ -7,15 +7,16 @@ from typing import Any
 
 import pytest
 
-from compaction_guard import _chain_row, _jcs, _receipt_hash
 from compaction_guard.receipt import (
     ChainDefect,
     ChainProblem,
     CompactionReceipt,
     ReceiptHead,
+    _digests,
     receipt_head,
     verify_chain,
 )
+from compaction_guard.receipt import _canonical_json as _jcs
 from tests.support import seal_one
 
 
@@ -39,11 +40,11 @@ def join(lines: list[bytes]) -> bytes:
 def forge(row: dict[str, Any], *, receipt_digest: bool = True, row_digest: bool = True) -> bytes:
     """Re-encode `row` canonically, recomputing the digests an attacker can recompute."""
     if receipt_digest:
-        fields = (*_receipt_hash.CORE_FIELDS, *_receipt_hash.OPTIONAL_FIELDS)
+        fields = (*_digests.CORE_FIELDS, *_digests.OPTIONAL_FIELDS)
         core = [key for key in fields if key in row]
-        row["receipt_digest"] = _receipt_hash.receipt_digest({k: [_jcs.dumps(row[k])] for k in core})
+        row["receipt_digest"] = _digests.receipt_digest({k: [_jcs.dumps(row[k])] for k in core})
     if row_digest:
-        row["chain"] = _chain_row.chain_digest({k: [_jcs.dumps(v)] for k, v in row.items()})
+        row["chain"] = _digests.chain_digest({k: [_jcs.dumps(v)] for k, v in row.items()})
     return _jcs.dumps(row)
 
 
@@ -290,7 +291,7 @@ def test_attack_line_over_the_length_cap(tmp_path: Path, clean: bytes) -> None:
 
 
 def test_attack_genesis_prev_replaced(tmp_path: Path, clean: bytes) -> None:
-    fake = _chain_row.genesis_prev("0" * 32)
+    fake = _digests.genesis_prev("0" * 32)
     problem = detect(tmp_path, clean, edited(clean, 0, prev=fake))
     assert (problem.defect, problem.line_number) == (ChainDefect.GENESIS_MISMATCH, 1)
 

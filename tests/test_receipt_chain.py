@@ -8,13 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from compaction_guard import _chain, _chain_row
 from compaction_guard.errors import ReceiptIntegrityError, ReceiptSealError
 from compaction_guard.receipt import (
     ChainDefect,
     CompactionReceipt,
     HeadPin,
     ReceiptHead,
+    _digests,
+    _log_file,
     receipt_head,
     recover,
     verify_chain,
@@ -38,7 +39,7 @@ def test_chain_row_zero_carries_log_id_and_genesis(log: Path) -> None:
     first = json.loads(lines(log)[0])
     assert first["seq"] == 0
     assert len(first["log_id"]) == 32
-    assert first["prev"] == _chain_row.genesis_prev(first["log_id"])
+    assert first["prev"] == _digests.genesis_prev(first["log_id"])
 
 
 def test_chain_rows_link_to_the_previous_digest(log: Path) -> None:
@@ -222,7 +223,7 @@ def test_seal_fsync_error_raises(log: Path, monkeypatch: pytest.MonkeyPatch) -> 
 
 def test_seal_fsyncs_the_directory_only_when_creating(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     synced: list[Path] = []
-    monkeypatch.setattr(_chain, "_fsync_dir", synced.append)
+    monkeypatch.setattr(_log_file, "_fsync_dir", synced.append)
     path = tmp_path / "new.jsonl"
     seal_one(path, "first")
     seal_one(path, "second")

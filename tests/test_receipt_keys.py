@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 import compaction_guard as cg
-from compaction_guard import _chain
 from compaction_guard.detectors.lexical import LexicalDetector
 from compaction_guard.receipt import (
     CanonicalJSONError,
     ChainDefect,
     CompactionReceipt,
     HeadPin,
+    _log_file,
     item_digest,
     recover,
     verify_chain,
@@ -284,9 +284,9 @@ def test_os_lock_uses_msvcrt_on_windows(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.setattr(sys, "platform", "win32")
     fd = os.open(tmp_path / "x.lock", os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        assert _chain.os_lock(fd, acquire=True)
-        assert not _chain.os_lock(fd, acquire=True)
-        assert _chain.os_lock(fd, acquire=False)
+        assert _log_file.os_lock(fd, acquire=True)
+        assert not _log_file.os_lock(fd, acquire=True)
+        assert _log_file.os_lock(fd, acquire=False)
     finally:
         os.close(fd)
     assert calls == [(1, 1), (1, 1), (0, 1)]
@@ -296,10 +296,10 @@ def test_os_lock_excludes_a_second_open_file_on_posix(tmp_path: Path) -> None:
     first = os.open(tmp_path / "x.lock", os.O_RDWR | os.O_CREAT, 0o600)
     second = os.open(tmp_path / "x.lock", os.O_RDWR)
     try:
-        assert _chain.os_lock(first, acquire=True)
-        assert not _chain.os_lock(second, acquire=True)
-        assert _chain.os_lock(first, acquire=False)
-        assert _chain.os_lock(second, acquire=True)
+        assert _log_file.os_lock(first, acquire=True)
+        assert not _log_file.os_lock(second, acquire=True)
+        assert _log_file.os_lock(first, acquire=False)
+        assert _log_file.os_lock(second, acquire=True)
     finally:
         os.close(first)
         os.close(second)

@@ -523,7 +523,7 @@ def _resolve_receipt_key(key: bytes | str | None) -> bytes | None:
     """Read the receipt key once, so a missing variable fails at construction, not mid-run."""
     if key is None:
         return None
-    from compaction_guard._chain_row import resolve_key  # noqa: PLC0415 - receipts are optional
+    from compaction_guard.receipt._digests import resolve_key  # noqa: PLC0415 - receipts are optional
 
     return resolve_key(key)
 

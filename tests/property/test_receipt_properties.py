@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compaction_guard._jcs import dumps, format_number, loads, sort_keys
 from compaction_guard.receipt import CompactionReceipt, verify_chain, verify_receipt
+from compaction_guard.receipt._canonical_json import dumps, format_number, loads, sort_keys
 from tests.support import seal_one
 
 pytestmark = pytest.mark.property

@@ -1,7 +1,7 @@
-"""Compaction receipts: digests of what a compaction kept, dropped and introduced, chained to JSONL.
+"""`CompactionReceipt`: digests of what one compaction kept, dropped and introduced, sealed.
 
-See docs/DESIGN.md, "Receipts". Hashing is in `_receipt_hash`, row checks in
-`_receipt_verify`, the chain in `_chain` (writing) and `_chain_verify`, canonical JSON in `_jcs`.
+Open over the context handed to the compactor, record what it returned, seal one chained
+row to a JSONL log. See docs/DESIGN.md, "Receipts".
 """
 
 from __future__ import annotations
@@ -11,45 +11,25 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from compaction_guard import _chain, _chain_verify, _jcs
-from compaction_guard._chain import LOCK_TIMEOUT, Recovery, recover
-from compaction_guard._chain_row import ChainDefect, resolve_key, utc_timestamp
-from compaction_guard._chain_verify import MAX_LINE_BYTES, ChainProblem, ChainReport, ReceiptHead
-from compaction_guard._jcs import CanonicalJSONError
-from compaction_guard._receipt_hash import (
+from compaction_guard.errors import CanonicalJSONError, ReceiptSealError
+from compaction_guard.receipt import _log_file
+from compaction_guard.receipt._canonical_json import dumps, loads
+from compaction_guard.receipt._digests import (
     RECEIPT_SCHEMA,
     Items,
     Split,
     key_string,
     manifest_chunks,
     receipt_digest,
+    resolve_key,
 )
-from compaction_guard._receipt_verify import check_row, content_mismatches, row_problems
-from compaction_guard.errors import ReceiptIntegrityError, ReceiptSealError
+from compaction_guard.receipt._log_file import LOCK_TIMEOUT
+from compaction_guard.receipt._row import utc_timestamp
 
 if TYPE_CHECKING:
     import os
 
-__all__ = [
-    "RECEIPT_SCHEMA",
-    "CanonicalJSONError",
-    "ChainDefect",
-    "ChainProblem",
-    "ChainReport",
-    "CompactionReceipt",
-    "HeadPin",
-    "ReceiptHead",
-    "Recovery",
-    "item_digest",
-    "receipt_head",
-    "recover",
-    "verify_chain",
-    "verify_receipt",
-]
-
-
-def __dir__() -> list[str]:
-    return list(__all__)
+__all__ = ["CompactionReceipt", "item_digest"]
 
 
 class CompactionReceipt:
@@ -125,14 +105,14 @@ class CompactionReceipt:
         values = self._values(pre, post, compactor=compactor, method=method)
         self._pre = None  # free the per-item digests before the row is encoded
         del pre
-        members = {key: [_jcs.dumps(value)] for key, value in values.items() if key != "dropped"}
+        members = {key: [dumps(value)] for key, value in values.items() if key != "dropped"}
         members["dropped"] = manifest_chunks(values["dropped"])
         if extra is not None:
             values["annotations"], members["annotations"] = extra
         values["receipt_digest"] = receipt_digest(members, self._key)
-        members["receipt_digest"] = [_jcs.dumps(values["receipt_digest"])]
+        members["receipt_digest"] = [dumps(values["receipt_digest"])]
         values.update(
-            _chain.append_row(Path(path), members, lock_timeout=lock_timeout, key=self._key)
+            _log_file.append_row(Path(path), members, lock_timeout=lock_timeout, key=self._key)
         )
         self._row = values
         return values
@@ -183,9 +163,9 @@ def _annotations(annotations: Mapping[str, Any]) -> tuple[Any, list[bytes]]:
     if not isinstance(annotations, Mapping):
         raise TypeError("annotations must be a JSON mapping (dict) or None")
     try:
-        encoded = _jcs.dumps(dict(annotations))
+        encoded = dumps(dict(annotations))
         # Round-trip: nothing may be sealed that verify_chain would refuse to read back.
-        return _jcs.loads(encoded), [encoded]
+        return loads(encoded), [encoded]
     except CanonicalJSONError as exc:
         raise CanonicalJSONError(f"$.annotations{exc.path[1:]}", exc.reason) from None
 
@@ -199,130 +179,3 @@ def item_digest(item: Any, *, key: bytes | str | None = None) -> str:
     """
     keyed = Items([item], resolve_key(key))
     return key_string(keyed.keys[0], keyed.key)
-
-
-def verify_receipt(
-    row: Mapping[str, Any],
-    pre_content: Any = None,
-    post_content: Any = None,
-    *,
-    key: bytes | str | None = None,
-) -> dict[str, Any]:
-    """Check a receipt row; with content, recompute every digest and the drop set.
-
-    Returns {"ok", "self_consistent", "content": "skipped"|"match"|"mismatch", "schema",
-    "understatement_check", "notes"}. Self-consistency checks the schema, field shapes,
-    digest forms, count and byte arithmetic, and receipt_digest; it cannot prove a claim,
-    only that the row is the one that was sealed. Rows record introduced.bytes, so they
-    report schema "v2" with the full understatement check. A keyed row needs its `key`;
-    under a key an unkeyed row fails. Never raises for a bad row.
-    """
-    secret = resolve_key(key)
-    problems = row_problems(row, None, secret)
-    notes = [message for _, message in problems]
-    content = "skipped"
-    if pre_content is not None or post_content is not None:
-        mismatches = content_mismatches(row, pre_content, post_content, secret)
-        notes.extend(mismatches)
-        content = "mismatch" if mismatches else "match"
-    ours = _schema_of(row) == RECEIPT_SCHEMA
-    return {
-        "ok": not problems and content != "mismatch",
-        "self_consistent": not problems,
-        "content": content,
-        "schema": "v2" if ours else "unknown",
-        "understatement_check": "full" if ours else "none",
-        "notes": notes,
-    }
-
-
-def _schema_of(row: object) -> object:
-    return row.get("schema") if isinstance(row, Mapping) else None
-
-
-def verify_chain(
-    path: str | os.PathLike[str],
-    *,
-    expected_head: ReceiptHead | None = None,
-    max_line_bytes: int = MAX_LINE_BYTES,
-    key: bytes | str | None = None,
-) -> ChainReport:
-    """Stream a receipts log and name the first bad line with its ChainDefect.
-
-    Without `expected_head` the scope is "unanchored": rows cut from the end cannot be
-    seen from the file alone. An empty or missing log is never `ok`. A keyed log verifies
-    only with its `key` (KEY_REQUIRED otherwise); under a key every row must be keyed.
-    """
-    secret = resolve_key(key)
-
-    def check(row: dict[str, Any], members: Any) -> Any:
-        return check_row(row, members, secret)
-
-    return _chain_verify.verify_chain(
-        path,
-        expected_head=expected_head,
-        check_row=check,
-        max_line_bytes=max_line_bytes,
-        key=secret,
-    )
-
-
-def receipt_head(path: str | os.PathLike[str], *, key: bytes | str | None = None) -> ReceiptHead:
-    """Verify the log and return its head; raises ReceiptIntegrityError naming the first problem."""
-    report = verify_chain(path, key=key)
-    if report.head is None:
-        first = report.problems[0]
-        raise ReceiptIntegrityError(f"{path}: {first}", line_number=first.line_number)
-    return report.head
-
-
-class HeadPin:
-    """The last verified head of a log, kept in `file`; it only moves forward.
-
-    `advance(log)` verifies the log against the pin, then pins its new head;
-    `verify(log)` then sees truncation, rollback and forks. The pin file is 0600; `key`
-    verifies a keyed log:
-
-        pin = HeadPin("receipts.head")
-        pin.advance("receipts.jsonl")
-        assert pin.verify("receipts.jsonl").ok
-    """
-
-    def __init__(self, file: str | os.PathLike[str], *, key: bytes | str | None = None) -> None:
-        self.path = Path(file)
-        self._key = key
-
-    def read(self) -> ReceiptHead | None:
-        """Return the pinned head, or None when nothing is pinned yet."""
-        try:
-            text = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return None
-        try:
-            return ReceiptHead.parse(text)
-        except ValueError as exc:
-            raise ReceiptIntegrityError(f"{self.path}: {exc}") from None
-
-    def verify(self, log: str | os.PathLike[str]) -> ChainReport:
-        """Verify `log` against the pinned head (unanchored while nothing is pinned)."""
-        return verify_chain(log, expected_head=self.read(), key=self._key)
-
-    def advance(
-        self, log: str | os.PathLike[str], *, lock_timeout: float = LOCK_TIMEOUT
-    ) -> ReceiptHead:
-        """Verify `log` against the pin and, if it holds, pin its new head (atomic replace).
-
-        Raises ReceiptIntegrityError when the log does not extend the pinned head.
-        """
-        with _chain.hold_lock(self.path, lock_timeout):
-            current = self.read()
-            report = verify_chain(log, expected_head=current, key=self._key)
-            if report.head is None:
-                first = report.problems[0]
-                raise ReceiptIntegrityError(
-                    f"{log}: {first}; the pin in {self.path} was not moved",
-                    line_number=first.line_number,
-                )
-            if report.head != current:
-                _chain.replace_atomically(self.path, (report.head.to_text() + "\n").encode())
-            return report.head

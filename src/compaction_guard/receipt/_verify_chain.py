@@ -1,7 +1,7 @@
 """Streaming verification of a receipts log: the first bad line, a torn tail, a pinned head.
 
-See docs/DESIGN.md, "Receipts". The row format is in `_chain_row`; the caller passes
-the check for rows of its own schema.
+See docs/DESIGN.md, "Receipts". What one line says on its own is in `_row`; receipt rows
+are checked by `_verify_receipt`, recovery rows by `_row`.
 """
 
 from __future__ import annotations
@@ -9,20 +9,24 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
-from compaction_guard._chain_line import RowCheck, read_row
-from compaction_guard._chain_row import (
+from compaction_guard.receipt._digests import chain_recipe, genesis_prev, resolve_key
+from compaction_guard.receipt._log_file import last_newline
+from compaction_guard.receipt._row import (
     HEX64,
     LOG_ID,
     ChainDefect,
     Problem,
-    chain_recipe,
-    genesis_prev,
-    last_newline,
+    RowCheck,
+    read_row,
     row_chain,
     row_seq,
 )
+from compaction_guard.receipt._verify_receipt import check_row
+
+if TYPE_CHECKING:
+    from compaction_guard.receipt._canonical_json import Members
 
 __all__ = [
     "MAX_LINE_BYTES",
@@ -115,13 +119,22 @@ def verify_chain(
     path: str | os.PathLike[str],
     *,
     expected_head: ReceiptHead | None = None,
-    check_row: RowCheck,
     max_line_bytes: int = MAX_LINE_BYTES,
-    key: bytes | None = None,
+    key: bytes | str | None = None,
 ) -> ChainReport:
-    """Stream the log and report the first bad line (plus a torn tail or a failed pin)."""
+    """Stream a receipts log and name the first bad line with its ChainDefect.
+
+    Without `expected_head` the scope is "unanchored": rows cut from the end cannot be
+    seen from the file alone. An empty or missing log is never `ok`. A keyed log verifies
+    only with its `key` (KEY_REQUIRED otherwise); under a key every row must be keyed.
+    """
+    secret = resolve_key(key)
+
+    def check(row: dict[str, Any], members: Members) -> Problem | None:
+        return check_row(row, members, secret)
+
     path = Path(path)
-    walk = _Walk(path, expected_head, check_row, key)
+    walk = _Walk(path, expected_head, check, secret)
     try:
         handle = path.open("rb")
     except FileNotFoundError:

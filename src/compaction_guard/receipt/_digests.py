@@ -1,57 +1,121 @@
-"""How receipts hash: recipes, hash domains, per-item digests, the drop split, the receipt digest.
+"""How receipts hash: recipes, hash domains and keys; item, items, receipt and chain digests.
 
+Every digest names its recipe (`sha256:<recipe>:v1:`, `sha256:hmac-<recipe>:v1:` under a
+key), and each kind hashes under its own domain, so no digest can stand for another kind.
 See docs/DESIGN.md, "Receipts" and docs/DESIGN.md, "Receipt keys and the lossless recipe".
-Row checks that use these are in `_receipt_verify`.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import hmac
+import os
 from array import array
 from collections import Counter
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from compaction_guard import _jcs
-from compaction_guard._chain_row import RAW_RECIPE, keyed, new_hasher, object_chunks
-from compaction_guard.errors import CanonicalJSONError
+from compaction_guard.errors import CanonicalJSONError, ReceiptKeyError
+from compaction_guard.receipt._canonical_json import dumps, object_chunks
+from compaction_guard.receipt._lossless import lossless_bytes
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Mapping
 
 __all__ = [
     "CORE_FIELDS",
+    "GENESIS_RECIPE",
     "ITEMS_RECIPE",
     "JCS_RECIPE",
+    "KEYED_PREFIX",
     "LOSSLESS_RECIPE",
     "OPTIONAL_FIELDS",
+    "RAW_RECIPE",
     "RECEIPT_RECIPE",
     "RECEIPT_SCHEMA",
+    "ROW_RECIPE",
+    "Hasher",
     "Items",
     "Split",
+    "chain_digest",
+    "chain_recipe",
+    "genesis_prev",
     "item_recipes",
     "key_string",
-    "lossless_bytes",
+    "keyed",
     "manifest_chunks",
+    "new_hasher",
     "receipt_digest",
+    "resolve_key",
 ]
 
 RECEIPT_SCHEMA = "compaction-guard:receipt:v2"
+RAW_RECIPE = "sha256:raw:v1:"
 JCS_RECIPE = "sha256:jcs:v1:"
 LOSSLESS_RECIPE = "sha256:lossless:v1:"
 ITEMS_RECIPE = "sha256:items:v1:"
 RECEIPT_RECIPE = "sha256:receipt:v1:"
-# Hash domains (unkeyed per-item digests stay plain SHA-256 so anyone can recompute them).
+ROW_RECIPE = "sha256:row:v1:"
+GENESIS_RECIPE = "sha256:genesis:v1:"
+KEYED_PREFIX = "sha256:hmac-"
+"""Keyed recipes are the plain ones with `hmac-` before the name: HMAC-SHA256 under a key."""
+# Hash domains: a digest of one kind can never equal a digest of another kind. Unkeyed
+# per-item digests stay plain SHA-256 so anyone holding an item can recompute them.
 DOMAIN_ITEMS = b"compaction-guard/items/v1\n"
 DOMAIN_RECEIPT = b"compaction-guard/receipt/v1\n"
+DOMAIN_ROW = b"compaction-guard/row/v1\n"
+DOMAIN_GENESIS = b"compaction-guard/genesis/v1\n"
 CORE_FIELDS = ("schema", "pre", "post", "dropped", "introduced", "compactor", "method", "opened_at")
 OPTIONAL_FIELDS = ("annotations",)
 _MANIFEST_CHUNK = 16384
 # An item key is 32 digest bytes (raw recipe) or a tag byte and 32 digest bytes.
 _TAGGED = 33
 _TAG_RECIPES = {ord("j"): JCS_RECIPE, ord("l"): LOSSLESS_RECIPE}
+
+
+def resolve_key(key: object) -> bytes | None:
+    """Return the receipt key: bytes as given, a str names the environment variable holding it.
+
+    Raises ReceiptKeyError for empty bytes or an unset or empty variable, TypeError otherwise.
+    """
+    if key is None:
+        return None
+    if isinstance(key, bytes | bytearray):
+        if not key:
+            raise ReceiptKeyError("the receipt key is empty; pass at least 16 random bytes")
+        return bytes(key)
+    if isinstance(key, str):
+        value = os.environ.get(key, "")
+        if not value:
+            raise ReceiptKeyError(
+                f"the receipt key variable {key!r} is not set or empty; set it to a secret "
+                "(e.g. 32 random hex digits) or pass key=b'...' directly"
+            )
+        return value.encode("utf-8")
+    kind = type(key).__name__
+    raise TypeError(f"key must be bytes or the name of an environment variable, not {kind}")
+
+
+def keyed(recipe: str, key: bytes | None) -> str:
+    """Return `recipe` as written under `key`: `sha256:hmac-<name>:v1:` when keyed."""
+    return KEYED_PREFIX + recipe[len("sha256:") :] if key else recipe
+
+
+class Hasher(Protocol):
+    """A running hash: `hashlib.sha256` unkeyed, `hmac.HMAC` over SHA-256 keyed."""
+
+    def update(self, data: bytes, /) -> None:
+        """Feed `data`."""
+
+    def hexdigest(self) -> str:
+        """Return the digest so far in hex."""
+        ...
+
+
+def new_hasher(domain: bytes, key: bytes | None) -> Hasher:
+    """Return a running SHA-256 (or HMAC-SHA256 under `key`) already fed the domain separator."""
+    if key:
+        return hmac.new(key, domain, hashlib.sha256)
+    return hashlib.sha256(domain)
 
 
 def item_recipes(key: bytes | None) -> tuple[str, ...]:
@@ -161,99 +225,9 @@ def _payload(item: Any, index: int) -> tuple[bytes, bytes]:
     if isinstance(item, bytes | bytearray | memoryview):
         return bytes(item), b""
     try:
-        return _jcs.dumps(item), b"j"
+        return dumps(item), b"j"
     except CanonicalJSONError:
         return lossless_bytes(item, f"$[{index}]"), b"l"
-
-
-def lossless_bytes(value: Any, path: str = "$") -> bytes:
-    """Return the lossless encoding of a JSON-like value (the lossless recipe).
-
-    Tagged and length-prefixed, walked without recursion: `n`, `t`, `f`; `i<decimal>;`;
-    `d<float.hex()>;`; `s<len>:` + UTF-8 with surrogates passed through; `b<len>:` + bytes;
-    `[<n>:` + items; `{<n>:` + key/value pairs sorted by encoded key; `o<len>:` + the
-    class's dotted name + `{...` for a pydantic model (its JSON dump) or a dataclass (its
-    fields). Raises CanonicalJSONError naming the path for a cycle, a non-str key or
-    another type.
-    """
-    out: list[bytes] = []
-    stack: list[tuple[Any, str, bool]] = [(value, path, False)]
-    open_ids: set[int] = set()
-    while stack:
-        item, where, leaving = stack.pop()
-        if leaving:
-            open_ids.discard(id(item))
-            continue
-        scalar = _lossless_scalar(item)
-        if scalar is not None:
-            out.append(scalar)
-            continue
-        header, children = _lossless_node(item, where)
-        if id(item) in open_ids:
-            raise CanonicalJSONError(where, "the value contains itself (a cycle)")
-        open_ids.add(id(item))
-        out.append(header)
-        stack.append((item, where, True))
-        stack.extend((child, child_where, False) for child, child_where in reversed(children))
-    return b"".join(out)
-
-
-def _lossless_scalar(item: Any) -> bytes | None:  # noqa: PLR0911 - one return per type
-    if item is None:
-        return b"n"
-    if item is True or item is False:
-        return b"t" if item else b"f"
-    if isinstance(item, int):
-        return b"i%d;" % item
-    if isinstance(item, float):
-        return b"d" + float.hex(item).encode("ascii") + b";"
-    if isinstance(item, str):
-        data = item.encode("utf-8", "surrogatepass")
-        return b"s%d:" % len(data) + data
-    if isinstance(item, bytes | bytearray | memoryview):
-        data = bytes(item)
-        return b"b%d:" % len(data) + data
-    return None
-
-
-def _lossless_node(item: Any, where: str) -> tuple[bytes, list[tuple[Any, str]]]:
-    """Return a container's header and its children; an SDK object is tagged by its class."""
-    if isinstance(item, list | tuple):
-        return b"[%d:" % len(item), [(child, f"{where}[{i}]") for i, child in enumerate(item)]
-    if isinstance(item, Mapping):
-        pairs = _mapping_pairs(item, where)
-        return b"{%d:" % (len(pairs) // 2), pairs
-    fields = _object_fields(item)
-    if fields is None:
-        raise CanonicalJSONError(where, f"a {type(item).__name__} has no JSON or lossless form")
-    name = f"{type(item).__module__}.{type(item).__qualname__}".encode()
-    pairs = _mapping_pairs(fields, where)
-    return b"o%d:" % len(name) + name + b"{%d:" % (len(pairs) // 2), pairs
-
-
-def _mapping_pairs(item: Mapping[Any, Any], where: str) -> list[tuple[Any, str]]:
-    keys = list(item)
-    if not all(isinstance(k, str) for k in keys):
-        raise CanonicalJSONError(where, "object keys must be strings")
-    pairs: list[tuple[Any, str]] = []
-    for k in sorted(keys, key=lambda k: k.encode("utf-8", "surrogatepass")):
-        pairs += [(k, f"{where}.{k}"), (item[k], f"{where}.{k}")]
-    return pairs
-
-
-def _object_fields(item: Any) -> Mapping[str, Any] | None:
-    """Return the fields of a pydantic model (`model_dump(mode="json")`) or a dataclass.
-
-    Framework messages (LangChain, Anthropic, pydantic-ai) are such objects; hashing them by
-    class and fields lets a receipt cover a context the guard can render.
-    """
-    dump = getattr(item, "model_dump", None)
-    if callable(dump) and not isinstance(item, type):
-        dumped = dump(mode="json")
-        return dumped if isinstance(dumped, Mapping) else None
-    if dataclasses.is_dataclass(item) and not isinstance(item, type):
-        return {f.name: getattr(item, f.name) for f in dataclasses.fields(item)}
-    return None
 
 
 class Split:
@@ -296,3 +270,21 @@ def receipt_digest(members: Mapping[str, list[bytes]], key: bytes | None = None)
     for chunk in object_chunks(core):
         hasher.update(chunk)
     return keyed(RECEIPT_RECIPE, key) + hasher.hexdigest()
+
+
+def chain_recipe(key: bytes | None) -> str:
+    """Return the recipe prefix of the `chain` digest under `key`."""
+    return keyed(ROW_RECIPE, key)
+
+
+def chain_digest(members: Mapping[str, list[bytes]], key: bytes | None = None) -> str:
+    """Digest a row over its canonical bytes without the `chain` member (HMAC under `key`)."""
+    hasher = new_hasher(DOMAIN_ROW, key)
+    for chunk in object_chunks(members, without="chain"):
+        hasher.update(chunk)
+    return chain_recipe(key) + hasher.hexdigest()
+
+
+def genesis_prev(log_id: str) -> str:
+    """Return the `prev` of row 0, which binds the row to its log's id."""
+    return GENESIS_RECIPE + hashlib.sha256(DOMAIN_GENESIS + log_id.encode("ascii")).hexdigest()

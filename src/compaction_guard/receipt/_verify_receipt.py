@@ -10,36 +10,75 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from compaction_guard import _jcs
-from compaction_guard._chain_row import (
-    CHAIN_FIELDS,
-    KEYED_PREFIX,
-    TIMESTAMP,
-    ChainDefect,
-    Members,
-    Problem,
-    check_digest,
-    keyed,
-)
-from compaction_guard._receipt_hash import (
+from compaction_guard.errors import CanonicalJSONError
+from compaction_guard.receipt._canonical_json import MAX_SAFE_INTEGER, Members, dumps
+from compaction_guard.receipt._digests import (
     CORE_FIELDS,
     ITEMS_RECIPE,
+    KEYED_PREFIX,
     OPTIONAL_FIELDS,
     RECEIPT_RECIPE,
     RECEIPT_SCHEMA,
     Items,
     Split,
     item_recipes,
+    keyed,
     receipt_digest,
+    resolve_key,
 )
-from compaction_guard.errors import CanonicalJSONError
+from compaction_guard.receipt._row import (
+    CHAIN_FIELDS,
+    TIMESTAMP,
+    ChainDefect,
+    Problem,
+    check_digest,
+)
 
-__all__ = ["check_row", "content_mismatches", "row_problems"]
+__all__ = ["check_row", "content_mismatches", "row_problems", "verify_receipt"]
 
 _SIDE_KEYS = {"pre": {"count", "bytes", "digest"}, "post": {"count", "bytes", "digest"}}
 _SHAPES = {**_SIDE_KEYS, "dropped": {"count", "bytes", "items"}, "introduced": {"count", "bytes"}}
 _ITEM = re.compile(r"sha256:(?:raw|jcs|lossless):v1:[0-9a-f]{64}")
 _KEYED_ITEM = re.compile(r"sha256:hmac-(?:raw|jcs|lossless):v1:[0-9a-f]{64}")
+
+
+def verify_receipt(
+    row: Mapping[str, Any],
+    pre_content: Any = None,
+    post_content: Any = None,
+    *,
+    key: bytes | str | None = None,
+) -> dict[str, Any]:
+    """Check a receipt row; with content, recompute every digest and the drop set.
+
+    Returns {"ok", "self_consistent", "content": "skipped"|"match"|"mismatch", "schema",
+    "understatement_check", "notes"}. Self-consistency checks the schema, field shapes,
+    digest forms, count and byte arithmetic, and receipt_digest; it cannot prove a claim,
+    only that the row is the one that was sealed. Rows record introduced.bytes, so they
+    report schema "v2" with the full understatement check. A keyed row needs its `key`;
+    under a key an unkeyed row fails. Never raises for a bad row.
+    """
+    secret = resolve_key(key)
+    problems = row_problems(row, None, secret)
+    notes = [message for _, message in problems]
+    content = "skipped"
+    if pre_content is not None or post_content is not None:
+        mismatches = content_mismatches(row, pre_content, post_content, secret)
+        notes.extend(mismatches)
+        content = "mismatch" if mismatches else "match"
+    ours = _schema_of(row) == RECEIPT_SCHEMA
+    return {
+        "ok": not problems and content != "mismatch",
+        "self_consistent": not problems,
+        "content": content,
+        "schema": "v2" if ours else "unknown",
+        "understatement_check": "full" if ours else "none",
+        "notes": notes,
+    }
+
+
+def _schema_of(row: object) -> object:
+    return row.get("schema") if isinstance(row, Mapping) else None
 
 
 def row_problems(row: Any, members: Members | None, key: bytes | None = None) -> list[Problem]:
@@ -113,7 +152,7 @@ def _side_shape_messages(row: Mapping[str, Any]) -> list[str]:
         messages.extend(
             f"{key}.{unit}: must be a non-negative integer, not {value[unit]!r:.40}"
             for unit in ("count", "bytes")
-            if type(value[unit]) is not int or not 0 <= value[unit] <= _jcs.MAX_SAFE_INTEGER
+            if type(value[unit]) is not int or not 0 <= value[unit] <= MAX_SAFE_INTEGER
         )
     return messages
 
@@ -229,7 +268,7 @@ def _receipt_digest_problems(
     try:
         if members is None:
             keys = [key for key in (*CORE_FIELDS, *OPTIONAL_FIELDS) if key in row]
-            members = {key: [_jcs.dumps(row[key])] for key in keys}
+            members = {key: [dumps(row[key])] for key in keys}
         recomputed = receipt_digest(members, key)
     except CanonicalJSONError as exc:
         return [(ChainDefect.MALFORMED_ROW, str(exc))]

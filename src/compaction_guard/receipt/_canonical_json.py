@@ -1,10 +1,13 @@
-"""RFC 8785 canonical JSON (JCS) in the stdlib: the one recipe receipts hash and chain.
+"""RFC 8785 canonical JSON (JCS) in the stdlib: the one encoding receipts hash and chain.
 
+Values encode with `dumps` and read back strictly with `loads`; an object whose members are
+already encoded (a row being written, perhaps in chunks) encodes with `object_chunks`.
 Refusals name the JSON path of the offending value. See docs/DESIGN.md, "Receipts".
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -14,15 +17,17 @@ from typing import TYPE_CHECKING, Any
 from compaction_guard.errors import CanonicalJSONError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Mapping
 
 __all__ = [
     "MAX_DEPTH",
     "MAX_SAFE_INTEGER",
     "CanonicalJSONError",
+    "Members",
     "dumps",
     "format_number",
     "loads",
+    "object_chunks",
     "sort_keys",
 ]
 
@@ -32,6 +37,9 @@ MAX_DEPTH = 128
 """Deepest nesting of arrays and objects accepted, so no input can exhaust the stack."""
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+Members = dict[str, list[bytes]]
+"""An object being written: key -> canonical encoding of its value, possibly in chunks."""
 
 
 class _RefusedError(Exception):
@@ -61,6 +69,23 @@ def sort_keys(keys: Iterable[str]) -> list[str]:
     if "".join(keys).isascii():
         return sorted(keys)
     return sorted(keys, key=_utf16_units)
+
+
+def object_chunks(members: Mapping[str, list[bytes]], *, without: str = "") -> list[bytes]:
+    """Return the canonical encoding of an object from its encoded members, in key order."""
+    chunks: list[bytes] = []
+    opening = True
+    for key in sort_keys([key for key in members if key != without]):
+        chunks.append(_member_prefix(key, opening=opening))
+        chunks.extend(members[key])
+        opening = False
+    chunks.append(b"}" if chunks else b"{}")
+    return chunks
+
+
+@functools.lru_cache(maxsize=512)
+def _member_prefix(key: str, *, opening: bool) -> bytes:
+    return (b"{" if opening else b",") + dumps(key) + b":"
 
 
 def format_number(number: float) -> str:

@@ -1,7 +1,7 @@
-"""The writing side of the receipts log: locked appends, torn-tail recovery, atomic replace.
+"""The receipts log on disk: its lock, locked appends, torn-tail recovery, atomic replace.
 
-See docs/DESIGN.md, "Receipts". The row format is in `_chain_row`, verification in
-`_chain_verify`.
+See docs/DESIGN.md, "Receipts". What a row says is in `_row`, how a log verifies in
+`_verify_chain`.
 """
 
 from __future__ import annotations
@@ -18,38 +18,33 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from compaction_guard import _jcs
-from compaction_guard._chain_row import (
-    CHAIN_FIELDS,
+from compaction_guard.errors import CanonicalJSONError, ReceiptIntegrityError, ReceiptLockError
+from compaction_guard.receipt._canonical_json import Members, dumps, loads, object_chunks
+from compaction_guard.receipt._digests import (
     RAW_RECIPE,
-    RECOVERY_SCHEMA,
-    SCAN_CHUNK,
-    Members,
     chain_digest,
     chain_recipe,
-    check_digest,
     genesis_prev,
-    last_newline,
-    object_chunks,
+)
+from compaction_guard.receipt._row import (
+    CHAIN_FIELDS,
+    RECOVERY_SCHEMA,
+    check_digest,
     row_chain,
     row_seq,
     utc_timestamp,
 )
-from compaction_guard.errors import ReceiptIntegrityError, ReceiptLockError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-# CHAIN_FIELDS, object_chunks and chain_digest are re-exported for bench/bench_receipt.py.
 __all__ = [
-    "CHAIN_FIELDS",
     "FILE_MODE",
     "LOCK_TIMEOUT",
     "Recovery",
     "append_row",
-    "chain_digest",
     "hold_lock",
-    "object_chunks",
+    "last_newline",
     "os_lock",
     "recover",
     "replace_atomically",
@@ -58,6 +53,7 @@ __all__ = [
 LOCK_TIMEOUT = 30.0
 FILE_MODE = 0o600
 """Receipt logs, lock files, sidecars and pins are private to their owner."""
+SCAN_CHUNK = 1 << 20
 _IOV_MAX = 1000
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)  # absent on Windows
 
@@ -168,7 +164,7 @@ def append_row(
     is new) before this returns; a new log is created 0600. Its `chain` digest is
     HMAC-SHA256 under `key`. Write and fsync errors raise OSError.
     """
-    # The tail "schema", "seq", "ts" names the row's seq (see _chain_row.row_seq).
+    # The tail "schema", "seq", "ts" names the row's seq (see _row.row_seq).
     if CHAIN_FIELDS & body.keys() or any(k > "schema" for k in body):
         raise ValueError("row bodies may not use chain fields or keys sorting after 'schema'")
     with hold_lock(path, lock_timeout):
@@ -222,9 +218,9 @@ def _write_next_row(
         fields = {"seq": seq + 1, "prev": digest}
     fields["ts"] = utc_timestamp()
     members = dict(body)
-    members.update((key, [_jcs.dumps(value)]) for key, value in fields.items())
+    members.update((key, [dumps(value)]) for key, value in fields.items())
     fields["chain"] = chain_digest(members, key)
-    members["chain"] = [_jcs.dumps(fields["chain"])]
+    members["chain"] = [dumps(fields["chain"])]
     chunks = object_chunks(members)
     chunks.append(b"\n")
     _write_once(fd, chunks, path)
@@ -260,8 +256,8 @@ def _last_row(fd: int, path: Path, size: int) -> tuple[int, str]:
     if seq is not None and digest is not None:
         return seq, digest
     try:
-        row = _jcs.loads(os.pread(fd, size - start, start))
-    except _jcs.CanonicalJSONError as exc:
+        row = loads(os.pread(fd, size - start, start))
+    except CanonicalJSONError as exc:
         row = {"unreadable": str(exc)}
     seq, digest = (row.get("seq"), row.get("chain")) if isinstance(row, dict) else (None, None)
     recipes = (chain_recipe(None), chain_recipe(b"k"))
@@ -283,8 +279,8 @@ def _recover_locked(fd: int, path: Path, key: bytes | None) -> Recovery | None:
     os.fsync(fd)
     fragment = {"offset": start, "bytes": size - start, "digest": digest, "sidecar": sidecar.name}
     body = {
-        "schema": [_jcs.dumps(RECOVERY_SCHEMA)],
-        "fragment": [_jcs.dumps(fragment)],
+        "schema": [dumps(RECOVERY_SCHEMA)],
+        "fragment": [dumps(fragment)],
     }
     row = {"schema": RECOVERY_SCHEMA, "fragment": fragment}
     row.update(_write_next_row(fd, path, body, created=False, key=key))
@@ -328,3 +324,15 @@ def replace_atomically(path: Path, data: bytes) -> None:
         temporary.unlink(missing_ok=True)
         raise
     _fsync_dir(path.parent)
+
+
+def last_newline(fd: int, end: int) -> int:
+    """Return the offset of the last newline before `end`, or -1."""
+    position = end
+    while position > 0:
+        start = max(0, position - SCAN_CHUNK)
+        found = os.pread(fd, position - start, start).rfind(b"\n")
+        if found >= 0:
+            return start + found
+        position = start
+    return -1

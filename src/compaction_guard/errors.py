@@ -20,10 +20,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from compaction_guard.report import BlockPlace, CompactionReport
+from typing import Any
 
 __all__ = [
     "BlockIntegrityError",
@@ -94,10 +91,13 @@ class BlockIntegrityError(CompactionGuardError):
     """The sentinel block is missing, edited, split, or stale, or has a rival.
 
     `places` names every piece of guard-format text other than the current block
-    (empty when there is none).
+    (empty when there is none), as `report.BlockPlace` records.
     """
 
-    def __init__(self, message: str, *, places: tuple[BlockPlace, ...] = ()) -> None:
+    places: tuple[Any, ...]
+    """`report.BlockPlace` records; typed loosely because errors sit below report."""
+
+    def __init__(self, message: str, *, places: tuple[object, ...] = ()) -> None:
         super().__init__(message)
         self.places = places
 
@@ -138,7 +138,10 @@ class CanonicalJSONError(ReceiptError, ValueError):
 class InvariantViolation(CompactionGuardError):  # noqa: N818 - name fixed by the seed
     """Policy.RAISE refused a compaction; `report` says why, the caller keeps its original."""
 
-    def __init__(self, message: str, *, report: CompactionReport) -> None:
+    report: Any
+    """The refused compaction's `CompactionReport` (typed loosely: errors sit below report)."""
+
+    def __init__(self, message: str, *, report: object) -> None:
         super().__init__(message)
         self.report = report
 

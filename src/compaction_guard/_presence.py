@@ -18,6 +18,7 @@ from compaction_guard.errors import BlockIntegrityError
 from compaction_guard.report import BlockPlace
 
 if TYPE_CHECKING:
+    from compaction_guard.codec import ContextCodec
     from compaction_guard.view import Segment
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "place_of",
     "raise_unless_one_authority",
     "stripped_places",
+    "verify_written_block",
     "warn_foreign",
 ]
 
@@ -132,6 +134,26 @@ def raise_unless_one_authority(
             "guard with foreign_blocks='report' and act on report.foreign_blocks yourself",
             places=places,
         )
+
+
+def verify_written_block(codec: ContextCodec, output: object, block: str, checksum: str) -> None:
+    """Check the block the guard just wrote reads back as the one current block.
+
+    Text the guard may not edit is allowed beside it (it is reported, not a failed write).
+    Raises BlockIntegrityError when the codec wrote a block it cannot read back.
+    """
+    try:
+        segments = codec.marked_segments(output)
+        if is_current_fast(segments, block):
+            return
+        raise_unless_one_authority(
+            find_authority(segments, checksum), output, allow_foreign=True, repin=""
+        )
+    except BlockIntegrityError as exc:
+        raise BlockIntegrityError(
+            f"repair did not take: {exc}. The codec wrote a block it cannot read back; "
+            "report this context shape as a bug",
+        ) from exc
 
 
 def _absent(

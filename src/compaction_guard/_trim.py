@@ -1,86 +1,27 @@
-"""The policy steps of `Guard.compact`: gate, verify the block, fit a budget, seal a receipt.
+"""The guard's two uses of group_trim on a compacted context: pairing checked, budget fitted.
 
-Each branch is its own function so `guard.py` reads as the numbered pipeline.
+A compactor's output is checked for tool calls and results it left unpaired, and under
+`max_tokens` trimmed group-safely, keeping the block, the leading system messages and the
+newest user turn. See docs/DESIGN.md, "The composition in Guard.compact".
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from compaction_guard import group_trim
-from compaction_guard.codec import ContextCodec, without_guard_blocks
-from compaction_guard.errors import CodecError, InvariantViolation
+from compaction_guard.codec import without_guard_blocks
+from compaction_guard.errors import CodecError
 from compaction_guard.report import PairingProblem
 
 if TYPE_CHECKING:
-    import os
-    from collections.abc import Callable
-
     from compaction_guard.report import CompactionReport
 
-__all__ = [
-    "check_pairing",
-    "fit_to_budget",
-    "gates",
-    "refuse_if_gating",
-    "seal_receipt",
-    "validate_call",
-]
+__all__ = ["check_pairing", "fit_to_budget"]
 
 _HEAD_ROLES = frozenset({"system", "developer"})
-
-
-def gates(report: CompactionReport) -> bool:
-    """Whether Policy.RAISE refuses `report` (see `refuse_if_gating`)."""
-    return bool(report.gating or report.pairing or report.foreign_blocks)
-
-
-def refuse_if_gating(report: CompactionReport) -> None:
-    """Raise InvariantViolation for what gates under Policy.RAISE.
-
-    That is gating findings, tool calls or results left unpaired, and guard-format text
-    the guard may not edit.
-    """
-    reasons = [f"{f.invariant_id}={f.kind.value}" for f in report.gating]
-    reasons += [f"{p.kind} at message {p.message}" for p in report.pairing]
-    reasons += [f"{p.what} in {p.where}" for p in report.foreign_blocks]
-    if not reasons:
-        return
-    raise InvariantViolation(
-        f"compaction refused under Policy.RAISE: {', '.join(reasons)}. Your original context "
-        "is untouched; fix the summariser (or remove the guard-format text from tool "
-        "results and kept messages), or use Policy.REPAIR to re-inject the constraints",
-        report=report,
-    )
-
-
-def validate_call(codec: object, context: object, max_tokens: object) -> None:
-    """Refuse bad input before any work: a non-codec, a bad budget, an untrimmable context.
-
-    Raises TypeError or CodecError saying what to pass.
-    """
-    if not isinstance(codec, ContextCodec):
-        raise TypeError(
-            f"codec must be a ContextCodec (render, inject, marked_segments), got "
-            f"{type(codec).__name__}; leave it out to use AutoCodec()",
-        )
-    if max_tokens is None:
-        return
-    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int | float) or not (
-        0 < max_tokens < math.inf  # NaN fails this too
-    ):
-        raise TypeError(
-            f"max_tokens must be a positive number of tokens, got {max_tokens!r}; "
-            "pass e.g. max_tokens=8000, or leave it out",
-        )
-    if not isinstance(context, list | tuple) or not all(isinstance(m, Mapping) for m in context):
-        raise CodecError(
-            "max_tokens trimming works on lists of provider messages (dicts); this context "
-            f"is a {type(context).__name__}. Trim it yourself or drop max_tokens",
-        )
 
 
 def check_pairing(output: object) -> tuple[PairingProblem, ...]:
@@ -163,28 +104,3 @@ def fit_to_budget(
         tokens_after=result.tokens_after,
     )
     return trimmed, report
-
-
-def seal_receipt(
-    receipt: Any,
-    post: Any,
-    path: str | os.PathLike[str],
-    report: CompactionReport,
-    *,
-    compactor: Callable[[Any], Any],
-    method: str,
-) -> str:
-    """Seal one receipt row for pre vs `post`, carrying the verdict summary; return its digest."""
-    receipt.record_kept(post)
-    name = getattr(compactor, "__qualname__", None) or type(compactor).__name__
-    annotations = {
-        "guard": {
-            "mode": report.mode.value,
-            "policy": report.policy.value,
-            "block_checksum": report.block_checksum,
-            "repaired": report.repaired,
-            "verdicts": {f.invariant_id: f.kind.value for f in report.findings},
-        },
-    }
-    row = receipt.seal(path, compactor=str(name), method=method, annotations=annotations)
-    return str(row["receipt_digest"])

@@ -46,7 +46,7 @@ from compaction_guard.view import Segment
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Sequence
 
-__all__ = ["SHAPES", "AutoCodec", "ContextCodec", "Rendering", "without_guard_blocks"]
+__all__ = ["SHAPES", "AutoCodec", "ContextCodec", "Rendering", "try_render", "without_guard_blocks"]
 
 SHAPES: Final = (
     "str",
@@ -486,3 +486,15 @@ def _inject_objects(seq: Sequence[Any], block: str, keep: Collection[int]) -> li
         )
     out.insert(chat_position(out, object_turn), _with_content(template, block))
     return out
+
+
+def try_render(codec: ContextCodec, context: object) -> tuple[Rendering | None, str | None]:
+    """Render `context`, or say why this codec cannot read it: (rendering, None) or (None, why).
+
+    `Guard.compact` renders both sides this way: an unreadable side makes findings
+    `unverifiable` (promise 10) rather than stopping a compaction WARN would let through.
+    """
+    try:
+        return codec.render(context), None
+    except CodecError as exc:
+        return None, str(exc)

@@ -14,15 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from compaction_guard import block as _block
 from compaction_guard import diff as _diff
+from compaction_guard._call import Call, elapsed_ms, run_compactor, start_call, validate_call
+from compaction_guard._findings import detect, unverifiable
+from compaction_guard._guard_receipt import open_receipt, seal_receipt
 from compaction_guard._logging import log_report
-from compaction_guard._policy import (
-    check_pairing,
-    fit_to_budget,
-    gates,
-    refuse_if_gating,
-    seal_receipt,
-    validate_call,
-)
+from compaction_guard._policy import gates, refuse_if_gating
 from compaction_guard._presence import (
     FOREIGN_BLOCK_MODES,
     find_authority,
@@ -31,29 +27,25 @@ from compaction_guard._presence import (
     place_of,
     raise_unless_one_authority,
     stripped_places,
+    verify_written_block,
     warn_foreign,
 )
 from compaction_guard._registry import Registry
 from compaction_guard._token_counter import resolve_counter
-from compaction_guard.codec import AutoCodec, ContextCodec, Rendering
+from compaction_guard._trim import check_pairing, fit_to_budget
+from compaction_guard.codec import AutoCodec, ContextCodec, Rendering, try_render
 from compaction_guard.detectors.base import DetectorChain
-from compaction_guard.errors import (
-    BlockIntegrityError,
-    CodecError,
-    RegistryError,
-)
-from compaction_guard.invariant import (
-    Invariant,
-)
+from compaction_guard.errors import CodecError, RegistryError
+from compaction_guard.invariant import Invariant
+from compaction_guard.receipt import resolve_key
 from compaction_guard.report import (
     BlockBudget,
     BlockPlace,
     CompactionReport,
-    Finding,
     Removal,
     excerpt,
 )
-from compaction_guard.taxonomy import Kind, Mode, Policy, Severity, Site
+from compaction_guard.taxonomy import Mode, Policy, Severity, Site
 from compaction_guard.view import SummaryView
 
 if TYPE_CHECKING:
@@ -145,7 +137,8 @@ class Guard:
         self.chain = DetectorChain(default_detectors() if detectors is None else detectors)
         self.on_report = on_report
         self.receipts = receipts
-        self._receipt_key = _resolve_receipt_key(receipt_key)
+        # Read once, so a missing variable fails at construction, not mid-run.
+        self._receipt_key = resolve_key(receipt_key)
         self.last_report: CompactionReport | None = None
         self.count_tokens, block_estimate = resolve_counter(count_tokens, token_estimator)
         self._registry = Registry(max_block_tokens=max_block_tokens, estimate=block_estimate)
@@ -272,61 +265,59 @@ class Guard:
         exception from the compactor propagate. See `last_report` for the verdicts.
         `codec` overrides the guard's codec for this call (integrations use it).
         """
-        if not callable(compactor):
-            raise TypeError(
-                f"compactor must be a callable taking the context, got "
-                f"{type(compactor).__name__}; pass your summariser, or lambda c: c to re-pin",
-            )
-        call = _Call(
-            started=time.perf_counter(), compactor=compactor, method=method,
-            codec=codec or self.codec,
-        )
         # 0. Bad input fails here, before the compactor, the receipt or any rendering.
-        validate_call(call.codec, context, max_tokens)
+        call = start_call(
+            compactor, context, codec=codec or self.codec, method=method, max_tokens=max_tokens,
+        )
         # 1. Render the before side first: compactors may mutate their input. A context
         # the codec cannot read cannot be repaired either: only WARN goes on without it.
-        before, before_error = _try_render(call.codec, context)
+        before, before_error = try_render(call.codec, context)
         if before_error is not None and self.policy is not Policy.WARN and self._registry:
             raise CodecError(before_error)
-        call.receipt = self._open_receipt(context)
+        call.receipt = open_receipt(self.receipts, context, self._receipt_key)
         # 2. Run the compactor.
-        after = compactor(context)
-        _check_compactor_output(after)
+        after = run_compactor(call.compactor, context)
         if not self._registry:
             empty = CompactionReport(
                 mode=Mode.OWNED, policy=self.policy, note="no invariants registered",
             )
-            self._finish(empty, call, after)
-            return after
+            return self._seal_and_emit(empty, call, after)
         # 3. Diff and 4. detect: one finding per constraint; tool pairing of the output.
         draft, retained = self._classify(call.codec, before, before_error, after)
         draft = _replace(draft, pairing=check_pairing(after))
-        # 5. Policy: WARN observes, RAISE gates, REPAIR (and a clean RAISE) re-injects.
+        # 5. Apply the policy: WARN observes, RAISE gates, REPAIR (and a clean RAISE)
+        # re-injects the block; guard-format text the guard may not edit gates too.
         if self.policy is Policy.WARN:
-            draft = _replace(draft, foreign_blocks=self._foreign(call.codec, after))
-            warn_foreign(draft.foreign_blocks)
-            self._finish(draft, call, after)
-            return after
-        if self.policy is Policy.RAISE and gates(draft):
-            refuse_if_gating(self.emit(_replace(draft, duration_ms=_elapsed_ms(call.started))))
+            return self._seal_and_emit(self._observe(call.codec, draft, after), call, after)
+        self._refuse_if_gating(draft, call)
         kept = frozenset() if draft.shape == "str" else retained
         output = self._repair(call.codec, after, keep=kept)
         draft = _replace(draft, repaired=True)
-        # 6. Optional group-safe trim to a final budget; the block is never dropped.
+        # 6. Fit the budget: a group-safe trim to max_tokens; the block is never dropped.
         if max_tokens is not None:
             output, draft = fit_to_budget(
                 output, draft, max_tokens, self._registry.block_text(),
                 count_tokens=self.count_tokens,
             )
             self._verify_output(call.codec, output)
-        # 7. Guard-format text left where the guard may not edit gates under RAISE.
         draft = self._account_blocks(call.codec, draft, after, output, kept)
-        if self.policy is Policy.RAISE and gates(draft):
-            refuse_if_gating(self.emit(_replace(draft, duration_ms=_elapsed_ms(call.started))))
+        self._refuse_if_gating(draft, call)
         warn_foreign(draft.foreign_blocks)
-        # 8. Seal the receipt and 9. emit the report.
-        self._finish(draft, call, output)
-        return output
+        # 7. Seal the receipt and 8. emit the report.
+        return self._seal_and_emit(draft, call, output)
+
+    def _observe(
+        self, codec: ContextCodec, draft: CompactionReport, after: Any,
+    ) -> CompactionReport:
+        """Policy.WARN: name and log any rival guard-format text, change nothing."""
+        draft = _replace(draft, foreign_blocks=self._foreign(codec, after))
+        warn_foreign(draft.foreign_blocks)
+        return draft
+
+    def _refuse_if_gating(self, draft: CompactionReport, call: Call) -> None:
+        """Policy.RAISE: emit the refused report, then raise InvariantViolation."""
+        if self.policy is Policy.RAISE and gates(draft):
+            refuse_if_gating(self.emit(_replace(draft, duration_ms=elapsed_ms(call.started))))
 
     def _foreign(self, codec: ContextCodec, context: Any) -> tuple[BlockPlace, ...]:
         """Name every guard-format text in `context` other than the one current block."""
@@ -358,15 +349,16 @@ class Guard:
     ) -> tuple[CompactionReport, frozenset[int]]:
         """Return the draft report and the indices of messages the compactor kept verbatim."""
         retained: frozenset[int] = frozenset()
-        after_rendering, after_error = _try_render(codec, after)
+        after_rendering, after_error = try_render(codec, after)
+        invariants = self._registry.invariants()
         if after_rendering is None or before_error is not None:
             failure = after_error or before_error or "unreadable context"
-            findings = self._unverifiable(failure, "codec.unrecognised")
+            findings = unverifiable(invariants, failure, "codec.unrecognised")
             shape: str | None = None
             notes: tuple[str, ...] = (failure,)
         else:
             view = _diff.build_view(before, after_rendering, self._registry.texts())
-            findings = self._detect(view)
+            findings = detect(self.chain, invariants, view)
             shape, notes = after_rendering.shape, after_rendering.notes
             retained = frozenset(p.message for p in view.passages if p.site is Site.RETAINED)
         report = CompactionReport(
@@ -394,11 +386,12 @@ class Guard:
         if not summary_text.strip():
             note = "the summary text is empty"
         report = CompactionReport(
-            mode=Mode.REASSERTED, findings=self._detect(view), policy=self.policy,
+            mode=Mode.REASSERTED, findings=detect(self.chain, self._registry.invariants(), view),
+            policy=self.policy,
             block_checksum=self.block_checksum, fail_closed=self.fail_closed, shape="str",
             note=note,
         )
-        return self.emit(_replace(report, duration_ms=_elapsed_ms(started)))
+        return self.emit(_replace(report, duration_ms=elapsed_ms(started)))
 
     def report_unobserved(self, note: str) -> CompactionReport:
         """Record a compaction the guard could not see (mode `unobserved`).
@@ -406,7 +399,7 @@ class Guard:
         Every finding is `unverifiable`; integrations call this around opaque server-side
         compaction before re-asserting the block. Returns the emitted report.
         """
-        findings = self._unverifiable(note, "mode.unobserved")
+        findings = unverifiable(self._registry.invariants(), note, "mode.unobserved")
         report = CompactionReport(
             mode=Mode.UNOBSERVED, findings=findings, policy=self.policy,
             block_checksum=self.block_checksum, fail_closed=self.fail_closed, note=note,
@@ -430,33 +423,6 @@ class Guard:
 
     # -- internals ------------------------------------------------------------------
 
-    def _detect(self, view: SummaryView) -> tuple[Finding, ...]:
-        findings = []
-        invariants = self._registry.invariants()
-        # All constraints at once: a batching layer (a judge) gets every undecided one in one call.
-        for invariant, result in zip(invariants, self.chain.run_all(invariants, view), strict=True):
-            verdict = result.verdict
-            evidence = dict(verdict.evidence)
-            if result.trail:
-                evidence["trail"] = list(result.trail)
-            findings.append(
-                Finding(
-                    invariant_id=invariant.id, kind=verdict.kind, severity=invariant.severity,
-                    decided_by=result.decided_by, evidence=evidence, score=verdict.score,
-                    survived_in=verdict.survived_in, at_risk=verdict.at_risk,
-                ),
-            )
-        return tuple(findings)
-
-    def _unverifiable(self, reason: str, decided_by: str) -> tuple[Finding, ...]:
-        return tuple(
-            Finding(
-                invariant_id=inv.id, kind=Kind.UNVERIFIABLE, severity=inv.severity,
-                decided_by=decided_by, evidence={"reason": reason},
-            )
-            for inv in self._registry.invariants()
-        )
-
     def _repair(self, codec: ContextCodec, after: Any, *, keep: frozenset[int]) -> Any:
         block_text = self._registry.block_text()
         output = codec.inject(after, block_text, keep=keep)
@@ -465,45 +431,21 @@ class Guard:
         return output
 
     def _verify_output(self, codec: ContextCodec, output: Any) -> None:
-        try:
-            segments = codec.marked_segments(output)
-            if is_current_fast(segments, self._registry.block_text()):
-                return
-            authority = find_authority(segments, self.block_checksum or "")
-            raise_unless_one_authority(authority, output, allow_foreign=True, repin="")
-        except BlockIntegrityError as exc:
-            raise BlockIntegrityError(
-                f"repair did not take: {exc}. The codec wrote a block it cannot read back; "
-                "report this context shape as a bug",
-            ) from exc
+        verify_written_block(
+            codec, output, self._registry.block_text(), self.block_checksum or "",
+        )
 
-    def _open_receipt(self, context: Any) -> Any:
-        if self.receipts is None:
-            return None
-        from compaction_guard.receipt import CompactionReceipt  # noqa: PLC0415
-
-        return CompactionReceipt.open(context, key=self._receipt_key)
-
-    def _finish(self, draft: CompactionReport, call: _Call, post: Any) -> CompactionReport:
-        report = _replace(draft, duration_ms=_elapsed_ms(call.started))
+    def _seal_and_emit(self, draft: CompactionReport, call: Call, post: Any) -> Any:
+        """Seal the receipt row (when receipts are on), emit the report; return `post`."""
+        report = _replace(draft, duration_ms=elapsed_ms(call.started))
         if call.receipt is not None and self.receipts is not None:
             digest = seal_receipt(
                 call.receipt, post, self.receipts, report,
                 compactor=call.compactor, method=call.method,
             )
             report = _replace(report, receipt=digest)
-        return self.emit(report)
-
-
-@dataclasses.dataclass(slots=True)
-class _Call:
-    """What one `compact()` call carries between its steps."""
-
-    started: float
-    compactor: Callable[[Any], Any]
-    method: str
-    codec: ContextCodec
-    receipt: Any = None
+        self.emit(report)
+        return post
 
 
 _INSTRUCTIONS_LEAD = "These rules are in force and must survive this summary exactly as written:"
@@ -517,30 +459,6 @@ _REPIN_HINT = (
     "re-pin with guard.compact(context, compactor=lambda c: c), or inject "
     "guard.reassertion_block() into the context yourself"
 )
-
-
-def _resolve_receipt_key(key: bytes | str | None) -> bytes | None:
-    """Read the receipt key once, so a missing variable fails at construction, not mid-run."""
-    if key is None:
-        return None
-    from compaction_guard.receipt._digests import resolve_key  # noqa: PLC0415 - receipts are optional
-
-    return resolve_key(key)
-
-
-def _try_render(codec: ContextCodec, context: Any) -> tuple[Rendering | None, str | None]:
-    try:
-        return codec.render(context), None
-    except CodecError as exc:
-        return None, str(exc)
-
-
-def _check_compactor_output(after: object) -> None:
-    if after is None:
-        raise CodecError(
-            "the compactor returned None; return the compacted context "
-            "(the same shape you passed in: str, list of messages, ...)",
-        )
 
 
 def _replace(report: CompactionReport, **changes: Any) -> CompactionReport:
@@ -558,10 +476,6 @@ def _with_excerpts(report: CompactionReport, invariants: Sequence[Invariant]) ->
         for f in report.findings
     )
     return _replace(report, findings=findings)
-
-
-def _elapsed_ms(started: float) -> float:
-    return round((time.perf_counter() - started) * 1000.0, 3)
 
 
 def check(invariants: Iterable[str | Invariant], summary_text: str) -> CompactionReport:

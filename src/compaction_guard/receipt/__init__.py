@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from compaction_guard.errors import CanonicalJSONError
 from compaction_guard.receipt._compaction_receipt import CompactionReceipt, item_digest
-from compaction_guard.receipt._digests import RECEIPT_SCHEMA
+from compaction_guard.receipt._digests import RECEIPT_SCHEMA, resolve_key
 from compaction_guard.receipt._head_pin import HeadPin, receipt_head
 from compaction_guard.receipt._log_file import Recovery, recover
 from compaction_guard.receipt._row import ChainDefect
@@ -36,6 +36,7 @@ __all__ = [
     "item_digest",
     "receipt_head",
     "recover",
+    "resolve_key",
     "verify_chain",
     "verify_receipt",
 ]

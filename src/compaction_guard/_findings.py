@@ -1,14 +1,18 @@
-"""The findings of one compaction: one per registered constraint, in registration order.
+"""What one compaction did: a finding per registered constraint, and tool calls left unpaired.
 
-The detector chain decides each (`detect`); a context no codec can read leaves every
-constraint `unverifiable` (`unverifiable`). See docs/DESIGN.md, "Detector chain".
+The detector chain decides each constraint (`detect`); a context no codec can read leaves
+every constraint `unverifiable` (`unverifiable`); group_trim's validator names tool calls
+and results the compactor's output leaves unpaired (`check_pairing`). See docs/DESIGN.md,
+"Detector chain".
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from compaction_guard.report import Finding
+from compaction_guard import group_trim
+from compaction_guard.report import Finding, PairingProblem
 from compaction_guard.taxonomy import Kind
 
 if TYPE_CHECKING:
@@ -18,7 +22,7 @@ if TYPE_CHECKING:
     from compaction_guard.invariant import Invariant
     from compaction_guard.view import SummaryView
 
-__all__ = ["detect", "unverifiable"]
+__all__ = ["check_pairing", "detect", "unverifiable"]
 
 
 def detect(
@@ -56,3 +60,17 @@ def unverifiable(
         )
         for inv in invariants
     )
+
+
+def check_pairing(output: object) -> tuple[PairingProblem, ...]:
+    """Return the tool calls and results `output` leaves unpaired (`group_trim.validate`).
+
+    Only lists of provider messages are checked; anything else has no pairing to break.
+    """
+    if not isinstance(output, list | tuple) or not all(isinstance(m, Mapping) for m in output):
+        return ()
+    try:
+        problems = group_trim.validate(output)
+    except (TypeError, ValueError):
+        return ()  # a shape group_trim cannot read; the codec reports it
+    return tuple(PairingProblem(p.index, p.kind, p.message) for p in problems)

@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from compaction_guard import block as _block
 from compaction_guard import diff as _diff
+from compaction_guard._budget import fit_to_budget
 from compaction_guard._call import Call, elapsed_ms, run_compactor, start_call, validate_call
-from compaction_guard._findings import detect, unverifiable
+from compaction_guard._findings import check_pairing, detect, unverifiable
 from compaction_guard._guard_receipt import open_receipt, seal_receipt
 from compaction_guard._logging import log_report
 from compaction_guard._policy import gates, refuse_if_gating
@@ -32,7 +33,6 @@ from compaction_guard._presence import (
 )
 from compaction_guard._registry import Registry
 from compaction_guard._token_counter import resolve_counter
-from compaction_guard._trim import check_pairing, fit_to_budget
 from compaction_guard.codec import AutoCodec, ContextCodec, Rendering, try_render
 from compaction_guard.detectors.base import DetectorChain
 from compaction_guard.errors import CodecError, RegistryError

@@ -1,41 +1,24 @@
-"""The guard's two uses of group_trim on a compacted context: pairing checked, budget fitted.
+"""The final budget of `Guard.compact`: the compacted context fitted to `max_tokens`.
 
-A compactor's output is checked for tool calls and results it left unpaired, and under
-`max_tokens` trimmed group-safely, keeping the block, the leading system messages and the
-newest user turn. See docs/DESIGN.md, "The composition in Guard.compact".
+Trimmed group-safely with group_trim, keeping the block, the leading system messages and
+the newest user turn. See docs/DESIGN.md, "The composition in Guard.compact".
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from compaction_guard import group_trim
 from compaction_guard.codec import without_guard_blocks
 from compaction_guard.errors import CodecError
-from compaction_guard.report import PairingProblem
 
 if TYPE_CHECKING:
     from compaction_guard.report import CompactionReport
 
-__all__ = ["check_pairing", "fit_to_budget"]
+__all__ = ["fit_to_budget"]
 
 _HEAD_ROLES = frozenset({"system", "developer"})
-
-
-def check_pairing(output: object) -> tuple[PairingProblem, ...]:
-    """Return the tool calls and results `output` leaves unpaired (`group_trim.validate`).
-
-    Only lists of provider messages are checked; anything else has no pairing to break.
-    """
-    if not isinstance(output, list | tuple) or not all(isinstance(m, Mapping) for m in output):
-        return ()
-    try:
-        problems = group_trim.validate(output)
-    except (TypeError, ValueError):
-        return ()  # a shape group_trim cannot read; the codec reports it
-    return tuple(PairingProblem(p.index, p.kind, p.message) for p in problems)
 
 
 def _holds_block(message: Any, block_text: str) -> bool:

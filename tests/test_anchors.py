@@ -11,6 +11,7 @@ from compaction_guard.anchors import (
     is_identifier,
     is_numeric,
     is_soft_identifier,
+    range_pairs,
     rate_of,
     values_equal,
     with_rate,
@@ -241,3 +242,45 @@ def test_a_percentage_reads_its_rate() -> None:
 def test_are_siblings_recognises_one_part_extended_in_place() -> None:
     assert are_siblings("m5.xlarge", "m5.2xlarge")
     assert not are_siblings("m5.xlarge", "c6.large")
+
+
+@pytest.mark.parametrize("text", ["8°C", "8 °C", "8 degrees Celsius", "46.4°F", "46.4 fahrenheit"])
+def test_a_temperature_on_either_scale_equals_8_celsius(text: str) -> None:
+    assert values_equal(one(text), one("8°C"))
+
+
+@pytest.mark.parametrize("text", ["8°F", "9°C", "46°F"])
+def test_another_scale_or_amount_is_not_8_celsius(text: str) -> None:
+    found = values(text)
+    assert not any(values_equal(value, one("8°C")) for value in found)
+
+
+def test_a_unit_after_a_range_measures_both_ends() -> None:
+    found = one("2-8 °C")
+    assert found.dimension == "temperature-range"
+    assert [values_equal(end, one(t)) for end, t in zip(found.ends, ["2°C", "8°C"], strict=True)] == [
+        True,
+        True,
+    ]
+    assert not values_equal(found, one("2-8 °F"))
+    assert not values_equal(found, one("8-2 °C"))
+
+
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [
+        ("between 2°C and 8°C", 1),
+        ("from 01:00 to 03:00", 1),
+        ("01:00 through 03:00", 1),
+        ("2°C and 8°C", 0),  # two values, not a range, without "between"
+        ("between 2°C and 8 GB", 0),  # two dimensions
+    ],
+)
+def test_range_pairs_finds_a_range_written_as_two_values(text: str, count: int) -> None:
+    tokens = tokenize(detection_form(text))
+    assert len(range_pairs(tokens, extract_values(tokens))) == count
+
+
+def test_us_dollars_standing_alone_is_the_currency_usd() -> None:
+    assert values_equal(one("in US dollars"), one("in USD"))
+    assert not values(" in Canadian dollars")

@@ -36,6 +36,7 @@ from compaction_guard._anchor_units import (
     REGION_NAMES,
     REGIONS,
     SLASH_DATE,
+    TEMPERATURES,
     TIMES_WORDS,
     TIMEZONES,
     UNITS,
@@ -62,6 +63,8 @@ class Value:
     `amount` is in the base unit of `dimension` (seconds, bytes, metres, grams; the
     currency itself for money); `raw` is the number as written; `per` names a rate's
     denominator. Dates store yyyymmdd (or mmdd without a year) and versions their text.
+    Temperatures store degrees Celsius. A range (`2-8 °C`, `9am-5pm`) keeps its two ends
+    in `ends`, each read with the unit the range was written with.
     """
 
     kind: str
@@ -73,6 +76,7 @@ class Value:
     surface: str
     start: int
     end: int
+    ends: tuple[Value, ...] = ()
 
 
 def value_at(tokens: Sequence[str], i: int) -> Value | None:
@@ -285,6 +289,9 @@ class _Reader:
         if currency is not None:
             per, end = self.per(end)
             return self.make("money", "money", currency, amount, end, raw=raw, per=per)
+        temperature = self.temperature(end, amount, raw)
+        if temperature is not None:
+            return temperature
         if word in UNITS and self.at(end):
             dimension, factor = UNITS[word]
             per, stop = self.per(end + 1)
@@ -292,6 +299,21 @@ class _Reader:
         if word in RATES:
             return self.make("quantity", "rate", word, amount, end + 1, raw=raw)
         return None
+
+    def temperature(self, end: int, amount: Fraction, raw: Fraction) -> Value | None:
+        """Read "2 °C", "35.6 °F", "8 degrees Celsius" as degrees Celsius, converted exactly.
+
+        The degree sign is not a token, so "2°C" reads "2 c": a letter c or f right after a
+        number is the scale. 35.6 °F is then exactly 2 °C, and 2 °F is never 2 °C.
+        """
+        word, at = self.at(end), end
+        if word in {"degree", "degrees", "deg"} and self.at(end + 1) in TEMPERATURES:
+            word, at = self.at(end + 1), end + 1
+        scale = TEMPERATURES.get(word)
+        if scale is None:
+            return None
+        celsius = (amount - 32) * Fraction(5, 9) if scale == "f" else amount
+        return self.make("quantity", "temperature", scale, celsius, at + 1, raw=raw)
 
     def compound_per(self, i: int, stop: int) -> tuple[str, int]:
         """Read the rate after a compound noun: "5,000 github api requests per hour"."""
@@ -351,9 +373,11 @@ class _Reader:
     def bare_unit(self) -> Value | None:
         """Read a unit or currency word standing alone ("in kilograms")."""
         word, end = singular(self.word), self.i + 1
+        if word == "us" and singular(self.at(end)) == "dollar" and not self.after_number():
+            return self.make("unit", "money", "usd", Fraction(0), end + 1)  # "in US dollars"
         if word not in BARE_UNITS or NUMBER.match(self.at(self.i + 1)):
             return None
-        if self.i > 0 and NUMBER.match(self.tokens[self.i - 1]):
+        if self.after_number():
             return None  # "1,200 USD": the currency belongs to the number
         if word in CURRENCY_WORDS:
             return self.make("unit", "money", CURRENCY_WORDS[word], Fraction(0), end)
@@ -362,6 +386,9 @@ class _Reader:
             dimension, factor = UNITS[word]
             return self.make("unit", dimension, str(factor), Fraction(0), end)
         return self.make("unit", BARE_SYSTEMS.get(word, word), word, Fraction(0), end)
+
+    def after_number(self) -> bool:
+        return self.i > 0 and bool(NUMBER.match(self.tokens[self.i - 1]))
 
     def region(self) -> Value | None:
         """Read a region code ("EU", "the US") or a region name ("European Union")."""
@@ -408,5 +435,12 @@ class _Reader:
         second = value_at([right], 0) if right else None
         if first is None or second is None:
             return None
+        unit = self.at(end)
+        if first.kind == second.kind == "number" and not first.unit and not second.unit and unit:
+            # "2-8 °C", "10-20 GB": the unit after the range measures both ends.
+            left_unit, right_unit = value_at([left, unit], 0), value_at([right, unit], 0)
+            if left_unit is not None and right_unit is not None and left_unit.end == 2:  # noqa: PLR2004
+                first, second, end = left_unit, right_unit, end + 1
         amount = first.amount * 10**6 + second.amount
-        return self.make(first.kind, first.dimension + "-range", first.unit, amount, end)
+        value = self.make(first.kind, first.dimension + "-range", first.unit, amount, end)
+        return dataclasses.replace(value, ends=(first, second))

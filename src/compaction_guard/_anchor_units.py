@@ -36,6 +36,7 @@ __all__ = [
     "REGIONS",
     "REGION_NAMES",
     "SLASH_DATE",
+    "TEMPERATURES",
     "TIMES_WORDS",
     "TIMEZONES",
     "UNITS",
@@ -80,12 +81,14 @@ CURRENCY_WORDS |= {"chf": "chf", "inr": "inr", "rupee": "inr", "cent": "usd-cent
 MULTIPLIERS = {"k": 10**3, "thousand": 10**3, "m": 10**6, "mn": 10**6, "million": 10**6}
 MULTIPLIERS |= {"b": 10**9, "bn": 10**9, "billion": 10**9}
 PERCENT = {"%", "percent", "pct"}
+# Temperature scales after a number ("2°C" reads "2 c"; the degree sign is no token).
+TEMPERATURES = {"c": "c", "celsius": "c", "centigrade": "c", "f": "f", "fahrenheit": "f"}
 TIMEZONES = {"utc": "utc", "gmt": "utc", "z": "utc", "pst": "pst", "pdt": "pdt", "est": "est"}
 TIMEZONES |= {"edt": "edt", "cet": "cet", "cest": "cest", "ist": "ist", "jst": "jst"}
 TIMEZONES |= {"aest": "aest", "bst": "bst", "cst": "cst", "cdt": "cdt", "mst": "mst"}
 # Unit words that are anchors even without a number ("report in kg, cm").
 BARE_UNITS = {"ms", "kb", "mb", "gb", "tb", "pb", "kib", "mib", "gib", "tib", "mm", "cm"}
-BARE_UNITS |= {"km", "kg", "mg", "lb", "lbs", "oz", "ft", "usd", "eur", "gbp", "jpy", "cad"}
+BARE_UNITS |= {"mi", "km", "kg", "mg", "lb", "lbs", "oz", "ft", "usd", "eur", "gbp", "jpy", "cad"}
 BARE_UNITS |= {"aud", "chf", "inr", "celsius", "fahrenheit", "metric", "imperial"}
 BARE_UNITS |= {"millimeter", "millimetre", "centimeter", "centimetre", "kilometer", "kilometre"}
 BARE_UNITS |= {"kilogram", "gram", "milligram", "pound", "ounce", "megabyte", "gigabyte"}
@@ -200,6 +203,7 @@ VALUE_WORDS = frozenset(
     | {"am", "pm", "a.m", "p.m", "noon", "midday", "midnight", "per", "inches", "times"}
     | {word for words in REGION_NAMES for word in words}
     | {"half"}
+    | {*TEMPERATURES, "degree", "degrees", "deg"}
     | INTENSIFIERS,
 )
 

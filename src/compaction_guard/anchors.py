@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import re
 from typing import TYPE_CHECKING
 
@@ -43,6 +44,7 @@ __all__ = [
     "is_identifier",
     "is_numeric",
     "is_soft_identifier",
+    "range_pairs",
     "rate_of",
     "values_equal",
     "with_rate",
@@ -87,6 +89,26 @@ def extract_values(tokens: Sequence[str]) -> tuple[Value, ...]:
     return tuple(found)
 
 
+_RANGE_WORDS = frozenset({"to", "through", "thru", "until", "till"})
+
+
+def range_pairs(tokens: Sequence[str], values: Sequence[Value]) -> list[tuple[Value, Value]]:
+    """Return the pairs of values written as a range: "between A and B", "from A to B".
+
+    Two neighbouring values of one kind and dimension joined by one range word ("to",
+    "through", "until"), or by "and" after "between". In order: the first is the start.
+    """
+    pairs = []
+    for low, high in itertools.pairwise(values):
+        if (low.kind, low.dimension) != (high.kind, high.dimension) or low.ends or high.ends:
+            continue
+        joint = tuple(tokens[low.end : high.start])
+        between = low.start > 0 and tokens[low.start - 1] == "between"
+        if (len(joint) == 1 and joint[0] in _RANGE_WORDS) or (joint == ("and",) and between):
+            pairs.append((low, high))
+    return pairs
+
+
 def rate_of(token: str) -> str | None:
     """Return the rate denominator an adverb states (`daily` is `per day`), or None."""
     unit = RATE_ADVERBS.get(token)
@@ -126,6 +148,8 @@ def values_equal(left: Value, right: Value) -> bool:
             # "60 requests per minute" is "60 rpm"
             return plain.per == _rate_per(other.unit) and plain.amount == other.amount
         return not plain.unit and not plain.per and plain.amount == other.raw
+    if len(left.ends) == len(right.ends) == 2:  # noqa: PLR2004 - two ranges: end by end
+        return all(values_equal(a, b) for a, b in zip(left.ends, right.ends, strict=True))
     if left.kind == "date" == right.kind and {left.unit, right.unit} == {"md", "ymd"}:
         return left.amount % 10000 == right.amount % 10000
     return (left.kind, left.dimension, left.unit if left.kind in _UNIT_KINDS else "") == (

@@ -1,7 +1,8 @@
 """The catalogue of the lexical tier: every rule by its stable id, and the verdict's precedence.
 
 `RULES` is the one list of rules: the `decided_by` id, the kinds it may issue (none for a
-guard that only keeps a copy from certifying), the function, a one-line statement and the
+guard that only keeps a copy from certifying, or for an equivalence that lets a wording
+count as the rule's own), the function, a one-line statement and the
 verdict fixture that needs it. docs/lexical-rules.md is generated from it
 (`python docs/lexical_rules.py`).
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from compaction_guard.detectors.lexical import damage, detector, mutation, rules, world
+from compaction_guard.detectors.lexical import context, damage, detector, mutation, rules, world
 from compaction_guard.taxonomy import Kind
 
 if TYPE_CHECKING:
@@ -148,6 +149,14 @@ RULES: tuple[Rule, ...] = (
         rules._qualifier_follows,
         "A relation word right after a copy in its clause narrows it ('... for X').",
         "paraphrased/para4_d_at_all_times_idiom",
+    ),
+    # Equivalences: a wording of the rule's values or force that counts as the rule's own.
+    _r(
+        "range_pair",
+        set(),
+        context._ranged,
+        "Equivalence: a range value ('2-8 °C', '1-3 AM') is the rule's 'between A and B' or 'from A to B', end for end and in order.",
+        "paraphrased/values_range_written_as_one_value",
     ),
     # Damage read in a window that speaks about the rule.
     _r(

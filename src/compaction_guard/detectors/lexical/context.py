@@ -17,6 +17,7 @@ from compaction_guard.anchors import (
     comparable,
     is_identifier,
     is_soft_identifier,
+    range_pairs,
     values_equal,
 )
 from compaction_guard.detectors.lexical.align import region_marks
@@ -40,6 +41,7 @@ from compaction_guard.detectors.lexical.restate import (
     pieces,
     swaps,
 )
+from compaction_guard.detectors.lexical.switches import is_on
 from compaction_guard.normalize import stem
 
 if TYPE_CHECKING:
@@ -433,20 +435,52 @@ def read_only_kept(ctx: Context) -> bool:
 
 def missing_values(ctx: Context) -> list[Value]:
     """Return the part's values that no value of the region equals."""
+    part = ctx.part.analysis
+    joined = _ranged(part, part.values, ctx.win, ctx.region_values)
     return [
         v
         for v in ctx.part.analysis.values
-        if not any(values_equal(v, found) for found in ctx.region_values)
+        if v not in joined and not any(values_equal(v, found) for found in ctx.region_values)
     ]
 
 
 def extra_values(ctx: Context) -> list[Value]:
     """Return the region's values that equal none of the part's."""
+    part = ctx.part.analysis
+    joined = _ranged(ctx.win, ctx.region_values, part, part.values)
     return [
         found
         for found in ctx.region_values
-        if not any(values_equal(v, found) for v in ctx.part.analysis.values)
+        if found not in joined and not any(values_equal(v, found) for v in ctx.part.analysis.values)
     ]
+
+
+def _ranged(
+    analysis: Analysis, values: Sequence[Value], against: Analysis, other: Sequence[Value]
+) -> frozenset[Value]:
+    """Return the values of one side that state a range the other side states as one value.
+
+    "between 2 °C and 8 °C" is "2-8 °C", and "2-4 AM" is "from 02:00 to 04:00": a pair
+    joined by a range word, or a range value, whose two ends equal the other side's in
+    order. "8-2 °C" or "between 8 °C and 2 °C" keep their order, so they never match.
+    """
+    if not is_on("range_pair"):
+        return frozenset()
+    found: set[Value] = set()
+    ranges = [v for v in other if len(v.ends) == 2]  # noqa: PLR2004
+    for low, high in range_pairs(analysis.tokens, values):
+        if any(_ends_equal((low, high), r.ends) for r in ranges):
+            found.update((low, high))
+    has_range = any(len(v.ends) == 2 for v in values)  # noqa: PLR2004
+    pairs = range_pairs(against.tokens, other) if has_range else []
+    found.update(
+        v for v in values if len(v.ends) == 2 and any(_ends_equal(p, v.ends) for p in pairs)  # noqa: PLR2004
+    )
+    return frozenset(found)
+
+
+def _ends_equal(pair: tuple[Value, Value], ends: tuple[Value, ...]) -> bool:
+    return values_equal(pair[0], ends[0]) and values_equal(pair[1], ends[1])
 
 
 def names_core(ctx: Context) -> bool:

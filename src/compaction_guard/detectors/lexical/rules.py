@@ -471,7 +471,12 @@ def _absence(ctx: Context) -> Reading:
     strong = ctx.al.coverage >= STRONG_COVERAGE and ctx.topical
     evidence: dict[str, Any] = {"missing": missing + ids, "lost": lost}
     evidence["replaced"] = _replaced(ctx) or (bool(lost) and _copy_without_force(ctx))
-    if missing and strong and not _unread_numeral(ctx) and not _continued(ctx):
+    # A value the next sentence holds is continued there, unless the window restates every
+    # other value and puts another of its kind in its place ("02:00-04:00 CET on weekdays"
+    # for "... UTC on weekdays", with "UTC" in a later sentence about something else).
+    one_swapped = len(missing) == 1 and len(ctx.part.analysis.values) > 1 and _replaced_value(ctx)
+    continued = _continued(ctx) and not one_swapped
+    if missing and strong and not _unread_numeral(ctx) and not continued:
         return ctx.reading(
             Kind.MUTATED, "anchor_diff", evidence=evidence | {"why": "value vanished"}
         )
@@ -491,14 +496,18 @@ def _absence(ctx: Context) -> Reading:
     return ctx.reading(None, rule, signs=signs or hint is not None, evidence=evidence, hint=hint)
 
 
+def _replaced_value(ctx: Context) -> bool:
+    lost = missing_values(ctx)
+    return any(comparable(v, f) for v in lost for f in extra_values(ctx))
+
+
 def _replaced(ctx: Context) -> bool:
     """Tell whether another anchor stands where a missing one was ("AES-128" for "AES-256").
 
     A value of the same kind the rule does not have, or a name it does not have: the
     missing anchor was replaced, not merely written in a form the tier cannot read.
     """
-    lost = missing_values(ctx)
-    if any(comparable(v, f) for v in lost for f in extra_values(ctx)):
+    if _replaced_value(ctx):
         return True
     own = set(ctx.part.analysis.tokens)
     tokens = ctx.win.tokens

@@ -16,7 +16,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from compaction_guard.detectors.lexical import context, damage, detector, mutation, rules, world
+from compaction_guard.detectors.lexical import (
+    adjunct,
+    context,
+    damage,
+    detector,
+    mutation,
+    rules,
+    world,
+)
 from compaction_guard.taxonomy import Kind
 
 if TYPE_CHECKING:
@@ -69,7 +77,7 @@ RULES: tuple[Rule, ...] = (
         "paraphrase",
         {Kind.PARAPHRASED},
         rules._paraphrase,
-        "All content, values, names and force in one window, in other words and in order.",
+        "All content, values, names and force in one window, in other words and in order (synonyms, clippings, derived forms: 'religious' for 'religion').",
         "paraphrased/issue_9_no_other_choice_is_not_a_permission",
     ),
     # Guards: any of them keeps a window from certifying.
@@ -142,6 +150,13 @@ RULES: tuple[Rule, ...] = (
         rules._extra_content,
         "A content word in the rule's clauses that the rule lacks is a qualifier.",
         "paraphrased/para2_d_job_stop_hours_words",
+    ),
+    _r(
+        "adjunct",
+        set(),
+        adjunct.is_adjunct,
+        "With every rule word matched, an extra word fastened to none of them may only restate: a measure noun after the rule's value ('a 60-day cycle'), a closing 'first', 'include' for 'without'.",
+        "paraphrased/issue_9_adjunct_measure_noun_after_value",
     ),
     _r(
         "qualifier_follows",

@@ -19,7 +19,7 @@ from compaction_guard.detectors.lexical.context import (
     names_core,
     read_only_kept,
 )
-from compaction_guard.detectors.lexical.lexicon import WRITE_VERBS
+from compaction_guard.detectors.lexical.lexicon import LIGHT, STOPWORDS, WRITE_VERBS
 from compaction_guard.detectors.lexical.modality import NEGATIVE, STRONG, Modality
 from compaction_guard.detectors.lexical.mutation import restates
 from compaction_guard.normalize import stem
@@ -176,13 +176,23 @@ def _predicate_kept(ctx: Context) -> bool:
     """Tell whether the words the rule's negations govern are in the window too.
 
     A reversal must be about the same act: "must not ship" and "may ship", not "wait".
+    A light verb right after the negation ("do not ask", "never use") carries no key
+    but is the act all the same: the window must say it too ("must steer clear of" is
+    another act, not "ask").
     """
+    tokens = ctx.part.analysis.tokens
+    said: frozenset[str] | None = None
     for mark in ctx.part.analysis.marks:
         if mark.modality not in NEGATIVE:
             continue
         governed = next((i for i in ctx.part.content if i >= mark.end), None)
         if governed is not None and governed not in ctx.al.matches:
             return False
+        verb = next((i for i in range(mark.end, len(tokens)) if tokens[i] not in STOPWORDS), None)
+        if verb is not None and verb != governed and stem(tokens[verb]) in LIGHT:
+            said = said if said is not None else frozenset(stem(t) for t in ctx.win.tokens)
+            if stem(tokens[verb]) not in said:
+                return False
     return True
 
 

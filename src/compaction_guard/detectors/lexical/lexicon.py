@@ -26,6 +26,7 @@ __all__ = [
     "SUBORDINATORS",
     "WRITE_VERBS",
     "concept",
+    "derived",
 ]
 
 
@@ -134,6 +135,7 @@ _GROUPS = (
     "db database datastore",
     "repo repository codebase",
     "config configuration settings conf",
+    "admin admins administrator administrators administrative administration",
     "cred creds credential credentials secret secrets",
     "delete remove erase purge wipe destroy drop discard",
     "modify change alter edit update mutate",
@@ -236,6 +238,35 @@ for _head, _sequences in _PHRASE_GROUPS:
 def concept(word_stem: str) -> str:
     """Return the synonym group of a stem (its first member), or the stem itself."""
     return _CONCEPTS.get(word_stem, word_stem)
+
+
+# Derivational endings of a stem and what replaces them: an adjective in -ous names the
+# noun it derives from ("religious", "dangerous"), an agent noun or an action noun in
+# -izer / -ization names its verb ("authorizers", "sanitization"). Endings whose words
+# often drift from their root ("-ive": executive, objective; "-er": charger, locker;
+# "-ity": priority) are not read.
+_DERIVATIONS = (
+    ("izer", "iz"),
+    ("iser", "is"),
+    ("izat", "iz"),
+    ("isat", "is"),
+    ("ious", ""),
+    ("ous", ""),
+)
+_MIN_ROOT = 4
+
+
+def derived(word_stem: str) -> str:
+    """Return the root a derived stem shares with its base word, or the stem itself.
+
+    "religious" and "religion" read "relig"; "authorizers" reads "authoriz", which the
+    synonym groups know as "authorize". The root must keep four letters.
+    """
+    for ending, replacement in _DERIVATIONS:
+        if word_stem.endswith(ending):
+            root = word_stem[: len(word_stem) - len(ending)] + replacement
+            return root if len(root) >= _MIN_ROOT else word_stem
+    return word_stem
 
 
 # Head nouns that name a kind of thing; "orders_prod database" says no more than

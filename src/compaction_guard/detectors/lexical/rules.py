@@ -11,6 +11,7 @@ import itertools
 from typing import TYPE_CHECKING, Any
 
 from compaction_guard.anchors import comparable, is_identifier, values_equal
+from compaction_guard.detectors.lexical.adjunct import is_adjunct
 from compaction_guard.detectors.lexical.align import align
 from compaction_guard.detectors.lexical.context import (
     MAX_GAP,
@@ -31,7 +32,7 @@ from compaction_guard.detectors.lexical.lexicon import GENERIC, RELATIONS, REPOR
 from compaction_guard.detectors.lexical.modality import NEGATIVE, STRONG, Modality
 from compaction_guard.detectors.lexical.mutation import anchor_diff, changed_identifier
 from compaction_guard.detectors.lexical.switches import is_on
-from compaction_guard.detectors.lexical.text import canonical
+from compaction_guard.detectors.lexical.text import canonical, token_key
 from compaction_guard.normalize import stem
 from compaction_guard.taxonomy import Kind, Site
 
@@ -147,9 +148,12 @@ def _paraphrase(ctx: Context) -> Reading | None:
         return None
     if ctx.lost or not _order_kept(ctx) or _clean(ctx, None) is not None:
         return None
-    # The restatement spans its matched words, its values and its force words.
-    starts = [*ctx.al.matches.values(), *(v.start for v in ctx.region_values)]
-    ends = [p + 1 for p in ctx.al.matches.values()] + [v.end for v in ctx.region_values]
+    # The restatement spans its matched words, its values, its adjuncts and its force
+    # words: what follows them is read as appended to the copy.
+    adjuncts = _adjuncts(ctx)
+    starts = [*ctx.al.matches.values(), *(v.start for v in ctx.region_values), *adjuncts]
+    ends = [p + 1 for p in [*ctx.al.matches.values(), *adjuncts]]
+    ends += [v.end for v in ctx.region_values]
     region = set(ctx.al.region)
     marks = [m for m in ctx.win.marks if ctx.win.clauses[m.start] in region]
     starts += [m.start for m in marks]
@@ -276,10 +280,14 @@ _NEGATING_PREFIXES = frozenset({"non", "un", "anti", "not", "no", "in", "dis"})
 def _prefix_negated(ctx: Context, _span: tuple[int, int] | None) -> str | None:
     """Name a negating prefix the rule's word does not have ("non-Canadian")."""
     words = {stem(t) for t in ctx.part.analysis.tokens}
+    keys = {k for k in ctx.part.analysis.keys if k is not None}
     for index in ctx.region_tokens:
         token = ctx.win.tokens[index]
         head, _, rest = token.partition("-")
-        prefixed = rest and head in _NEGATING_PREFIXES and stem(rest) in words
+        # The rest may be the rule's word in another form ("non-administrative", "admin").
+        prefixed = (
+            rest and head in _NEGATING_PREFIXES and (stem(rest) in words or token_key(rest) in keys)
+        )
         if prefixed and token not in ctx.part.analysis.tokens:
             return f"negating prefix in {token!r}"
     return None
@@ -346,6 +354,20 @@ def _extra_content(ctx: Context, span: tuple[int, int] | None) -> str | None:
 
 
 def _extra_words(ctx: Context, span: tuple[int, int] | None) -> list[int]:
+    found = _unshared_words(ctx, span)
+    if found and is_on("adjunct"):
+        return [index for index in found if not is_adjunct(ctx, index)]
+    return found
+
+
+def _adjuncts(ctx: Context) -> list[int]:
+    """Return the extra words that only restate the rule (see `adjunct`)."""
+    if not is_on("adjunct"):
+        return []
+    return [index for index in _unshared_words(ctx, None) if is_adjunct(ctx, index)]
+
+
+def _unshared_words(ctx: Context, span: tuple[int, int] | None) -> list[int]:
     inside = range(*span) if span else range(0)
     skip = _attributions(ctx) | ctx.al.covered
     found = []

@@ -28,6 +28,7 @@ from compaction_guard.detectors.lexical.lexicon import (
     PHRASES,
     STOPWORDS,
     concept,
+    derived,
 )
 from compaction_guard.detectors.lexical.marks import find_modality
 from compaction_guard.detectors.lexical.modality import Mark, Modality
@@ -98,6 +99,12 @@ def token_key(token: str) -> str | None:
     if word in LIGHT or not any(ch.isalpha() for ch in token):
         return None
     key = concept(word)
+    if key == word:
+        # A derived word keys as its base ("religious" as "religion"), unless the base is
+        # a light word: "continuous" is content, "continue" is not.
+        root = derived(word)
+        if root != word and root not in LIGHT and concept(root) not in LIGHT:
+            key = concept(root)
     return None if key in LIGHT else key  # "target" says "use", a light word
 
 

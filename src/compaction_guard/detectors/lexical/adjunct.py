@@ -1,0 +1,102 @@
+"""Extra words of a restatement that neither narrow the rule nor stand in for one of its words.
+
+A paraphrase that adds a content word is normally not certified: the word may be a
+qualifier ("for EU users", "DEBUG-level logs") or it may replace a rule word ("archived"
+for "deleted"). Three classes of words add nothing, and only when every content word of
+the rule is matched (so the extra word cannot be standing where a rule word is missing)
+and the word is fastened to no rule word as its modifier:
+
+- a measure noun headed by the rule's own value ("on a 90-day cycle", "above the €250
+  threshold"): the value already fixes the quantity, the noun names its kind ("in that
+  window" is not one: the anaphor may point at another span, which would narrow the rule);
+- an adverb of sequence that closes its clause ("approved by a manager first"): it
+  places the rule's act before the act it guards, which the rule already requires;
+- a verb of inclusion where the rule says "without" ("every DELETE must include a
+  WHERE clause" for "never run DELETE without a WHERE clause"): the same requirement
+  said from its positive side; polarity is still compared by the force guard.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from compaction_guard.anchors import values_equal
+from compaction_guard.detectors.lexical.lexicon import concept
+from compaction_guard.normalize import stem
+
+if TYPE_CHECKING:
+    from compaction_guard.detectors.lexical.context import Context
+
+__all__ = ["is_adjunct"]
+
+# Nouns that name a kind of quantity: a span of time, a recurrence, a threshold.
+_MEASURE_NOUNS = frozenset(
+    stem(word)
+    for word in (
+        "cycle",
+        "period",
+        "interval",
+        "span",
+        "duration",
+        "timeframe",
+        "window",
+        "cadence",
+        "threshold",
+        "stretch",
+    )
+)
+# Adverbs that put the rule's act first; "at first" (initially) frames the past instead.
+_SEQUENCE = frozenset({"first", "beforehand", "upfront", "up-front"})
+_INCLUDE = frozenset({concept(stem("include")), concept(stem("contain"))})
+
+
+def is_adjunct(ctx: Context, index: int) -> bool:
+    """Tell whether the window's extra word at `index` only restates the rule."""
+    if not _all_matched(ctx) or _fastened(ctx, index):
+        return False
+    return _measure_noun(ctx, index) or _sequence_adverb(ctx, index) or _inclusion(ctx, index)
+
+
+def _all_matched(ctx: Context) -> bool:
+    """Every content word of the rule has its place, generic nouns included."""
+    return all(i in ctx.al.matches for i in ctx.part.content)
+
+
+def _fastened(ctx: Context, index: int) -> bool:
+    """Tell whether the word sits right before a matched rule word of its clause (a modifier)."""
+    after = index + 1
+    win = ctx.win
+    return (
+        after < len(win.tokens)
+        and win.clauses[after] == win.clauses[index]
+        and after in ctx.al.matches.values()
+    )
+
+
+def _measure_noun(ctx: Context, index: int) -> bool:
+    """Tell whether the word is a measure noun right after a rule value ("a 90-day cycle")."""
+    if stem(ctx.win.tokens[index]) not in _MEASURE_NOUNS:
+        return False
+    own = ctx.part.analysis.values
+    return any(
+        found.end == index and any(values_equal(wanted, found) for wanted in own)
+        for found in ctx.region_values
+    )
+
+
+def _sequence_adverb(ctx: Context, index: int) -> bool:
+    """Tell whether the word is a sequence adverb ending its clause ("approved ... first")."""
+    win = ctx.win
+    if win.tokens[index] not in _SEQUENCE:
+        return False
+    if index > 0 and win.tokens[index - 1] == "at":
+        return False  # "at first" is "initially": a framing in the past
+    after = index + 1
+    return after >= len(win.tokens) or win.clauses[after] != win.clauses[index]
+
+
+def _inclusion(ctx: Context, index: int) -> bool:
+    """Tell whether the word is "include" standing for the rule's "without"."""
+    if ctx.win.keys[index] not in _INCLUDE:
+        return False
+    return "without" in ctx.part.analysis.tokens and "without" not in ctx.win.tokens

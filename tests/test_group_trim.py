@@ -1065,12 +1065,16 @@ def test_group_trim_dir_lists_the_public_names() -> None:
     assert all(hasattr(group_trim, name) for name in group_trim.__all__)
 
 
-@pytest.mark.parametrize("module", ["group_trim", "_trim_shapes"])
+@pytest.mark.parametrize(
+    "module", ["group_trim.py", "_wire/formats.py", "_wire/pairing.py", "_wire/sdk_blocks.py"]
+)
 def test_group_trim_imports_only_the_stdlib_and_its_own_helpers(module: str) -> None:
-    source = Path(group_trim.__file__).with_name(f"{module}.py").read_text(encoding="utf-8")
+    source = (Path(group_trim.__file__).parent / module).read_text(encoding="utf-8")
     allowed = {
-        "compaction_guard.errors", "compaction_guard._trim_shapes", "compaction_guard",
-        "compaction_guard._anthropic_parts",  # SDK blocks read as params; imports only errors
+        "compaction_guard.errors", "compaction_guard",
+        # the wire-format table, tool-call pairing and SDK blocks read as params
+        "compaction_guard._wire.formats", "compaction_guard._wire.pairing",
+        "compaction_guard._wire.sdk_blocks",
     }
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:

@@ -6,9 +6,23 @@ Private to `codec`. See docs/DESIGN.md, "Codecs" (promise 10).
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
-from compaction_guard._anthropic_parts import COMPACTION, part_view
+from compaction_guard._wire.formats import (
+    ANY,
+    CALL_FIELDS,
+    COMPACTION,
+    RESPONSES,
+    RESPONSES_TEXT_FIELDS,
+    ROLE_FORMATS,
+    THINKING_PARTS,
+    TOOL_ROLES,
+    TOOL_USE_PARTS,
+    formats_of,
+    is_responses_item,
+    part_formats,
+)
+from compaction_guard._wire.sdk_blocks import part_view
 from compaction_guard.errors import CodecError
 
 if TYPE_CHECKING:
@@ -16,13 +30,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ACCEPTED",
-    "ALL_FAMILIES",
-    "ANTHROPIC",
-    "CHAT",
-    "RESPONSES",
-    "ROLE_FAMILIES",
-    "TEXT_PARTS",
-    "TOOL_ROLES",
     "USER_ROLES",
     "Piece",
     "Tally",
@@ -37,76 +44,13 @@ __all__ = [
     "unrecognised",
 ]
 
-CHAT: Final = "openai-chat"
-RESPONSES: Final = "openai-responses"
-ANTHROPIC: Final = "anthropic"
-ALL_FAMILIES = frozenset({CHAT, RESPONSES, ANTHROPIC})
-
 ACCEPTED = (
     "accepted shapes: str; list[str]; a list of OpenAI chat message dicts, OpenAI Responses "
     "input items or Anthropic message dicts; a list of objects with a .content attribute"
 )
 
-TOOL_ROLES = frozenset({"tool", "function"})
 USER_ROLES = frozenset({"user", "human"})
-TEXT_PARTS = frozenset({"text", "input_text", "output_text"})
-_TOOL_USE_PARTS = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
-_THINKING_PARTS = frozenset({"thinking", "redacted_thinking"})
-
-ROLE_FAMILIES: dict[str, frozenset[str]] = {
-    "user": ALL_FAMILIES,
-    "assistant": ALL_FAMILIES,
-    "system": frozenset({CHAT, RESPONSES}),
-    "developer": frozenset({CHAT, RESPONSES}),
-    "tool": frozenset({CHAT}),
-    "function": frozenset({CHAT}),
-}
-_ONLY_CHAT = frozenset({CHAT})
-_ONLY_RESPONSES = frozenset({RESPONSES})
-_ONLY_ANTHROPIC = frozenset({ANTHROPIC})
-# Content-part types that only some providers use; unknown types narrow nothing.
-_PART_FAMILIES: dict[str, frozenset[str]] = {
-    "text": frozenset({CHAT, ANTHROPIC}),
-    "refusal": frozenset({CHAT, RESPONSES}),
-    "input_audio": frozenset({CHAT, RESPONSES}),
-    "image_url": _ONLY_CHAT,
-    "file": _ONLY_CHAT,
-    "input_text": _ONLY_RESPONSES,
-    "output_text": _ONLY_RESPONSES,
-    "input_image": _ONLY_RESPONSES,
-    "input_file": _ONLY_RESPONSES,
-    **dict.fromkeys(
-        (
-            "tool_use",
-            "tool_result",
-            "thinking",
-            "redacted_thinking",
-            "image",
-            "document",
-            "search_result",
-            "server_tool_use",
-            "web_search_tool_result",
-            "mcp_tool_use",
-            "mcp_tool_result",
-            "container_upload",
-            COMPACTION,
-            "mcp_tool_listing",
-        ),
-        _ONLY_ANTHROPIC,
-    ),
-}
-_RESPONSES_TYPES = frozenset(
-    {
-        "message",
-        "reasoning",
-        "item_reference",
-        "compaction",
-        "mcp_list_tools",
-        "mcp_approval_request",
-        "mcp_approval_response",
-    },
-)
-_RESPONSES_TEXT_FIELDS = ("arguments", "input", "output")
+"""The user's role in a message object: dicts say `user`, LangChain objects `human`."""
 
 Piece = tuple[str, bool]
 """One rendered text and whether it is tool text."""
@@ -212,11 +156,11 @@ def _part(
     if kind == "refusal":
         if isinstance(part.get("refusal"), str):
             pieces.append((part["refusal"], tool))
-    elif kind in _TOOL_USE_PARTS:
+    elif kind in TOOL_USE_PARTS:
         pieces.append((_json(part.get("input"), where), True))
     elif isinstance(kind, str) and kind.endswith("tool_result"):
         _tool_output(part.get("content"), pieces)
-    elif kind in _THINKING_PARTS:
+    elif kind in THINKING_PARTS:
         if tally is not None:
             tally.add("thinking block")
     elif kind == COMPACTION:
@@ -229,9 +173,9 @@ def _part(
 
 def _parts(
     content: list[Any], index: int, pieces: list[Piece], tally: Tally | None, *, tool: bool
-) -> frozenset[str]:
+) -> int:
     """Render a content-part list; return the provider formats its part types allow."""
-    families = ALL_FAMILIES
+    fits = ANY
     for number, part in enumerate(content):
         if isinstance(part, str):
             pieces.append((part, tool))
@@ -245,10 +189,9 @@ def _parts(
                 "content parts must be dicts with a 'type', Anthropic SDK content blocks, "
                 "or plain strings",
             )
-        kind: Any = part.get("type")
-        families &= _PART_FAMILIES.get(kind, ALL_FAMILIES)
+        fits &= part_formats(part.get("type"))
         _part(part, pieces, tally, tool=tool, where=f"message {index}, content part {number}")
-    return families
+    return fits
 
 
 def _calls(item: dict[str, Any], pieces: list[Piece]) -> None:
@@ -264,38 +207,36 @@ def _calls(item: dict[str, Any], pieces: list[Piece]) -> None:
 
 def _responses_item(
     item: dict[str, Any], kind: str, tally: Tally | None
-) -> tuple[str, list[Piece], frozenset[str]]:
-    """Render a Responses item other than a message."""
+) -> tuple[str, list[Piece], int]:
+    """Render a Responses item other than a message; an unknown item type fits nothing."""
     pieces: list[Piece] = []
-    if kind not in _RESPONSES_TYPES and not kind.endswith(("_call", "_output")):
-        return kind, pieces, frozenset()
+    if not is_responses_item(kind):
+        return kind, pieces, 0
     if kind == "reasoning":
         summary = [part for part in item.get("summary") or () if isinstance(part, dict)]
         pieces.extend((p["text"], False) for p in summary if isinstance(p.get("text"), str))
         if item.get("content") and tally is not None:
             tally.add("reasoning content")
-        return kind, pieces, _ONLY_RESPONSES
-    for field in _RESPONSES_TEXT_FIELDS:
+        return kind, pieces, RESPONSES.bit
+    for field in RESPONSES_TEXT_FIELDS:
         _tool_output(item.get(field), pieces)
     if not pieces and tally is not None:
         tally.add(f"{kind} item")
-    return kind, pieces, _ONLY_RESPONSES
+    return kind, pieces, RESPONSES.bit
 
 
 def dict_item(
     item: dict[str, Any], index: int, tally: Tally | None
-) -> tuple[str, list[Piece], frozenset[str]]:
-    """Return a dict message's role, its rendered pieces and the formats it fits.
+) -> tuple[str, list[Piece], int]:
+    """Return a dict message's role, its rendered pieces and the formats it fits (a mask).
 
-    An empty set of formats means the message fits none (see `unrecognised`).
+    A mask of 0 means the message fits no format (see `unrecognised`).
     """
     kind = item.get("type")
     if isinstance(kind, str) and kind != "message":
         return _responses_item(item, kind, tally)
+    fits = formats_of(item)
     role = item.get("role")
-    families = ROLE_FAMILIES.get(role, frozenset()) if isinstance(role, str) else frozenset()
-    if kind == "message":
-        families &= _ONLY_RESPONSES
     role_name = role if isinstance(role, str) else "?"
     tool = role_name in TOOL_ROLES
     pieces: list[Piece] = []
@@ -303,18 +244,15 @@ def dict_item(
     if isinstance(content, str):
         pieces.append((content, tool))
     elif isinstance(content, list):
-        families &= _parts(content, index, pieces, tally, tool=tool)
-    elif content is None:
-        families &= _ONLY_CHAT
-    else:
+        fits &= _parts(content, index, pieces, tally, tool=tool)
+    elif content is not None:
         raise CodecError(
             f"message {index} has content of type {type(content).__name__}; "
             "content must be a string, a list of parts, or None",
         )
-    if "tool_calls" in item or "function_call" in item:
-        families &= _ONLY_CHAT
+    if not CALL_FIELDS.isdisjoint(item):
         _calls(item, pieces)
-    return role_name, pieces, families
+    return role_name, pieces, fits
 
 
 def unrecognised(item: dict[str, Any], index: int) -> str:
@@ -322,10 +260,12 @@ def unrecognised(item: dict[str, Any], index: int) -> str:
     kind, role = item.get("type"), item.get("role")
     if isinstance(kind, str) and kind != "message":
         what = f"has type {kind!r}, which is not an OpenAI Responses item type"
+    elif kind is not None and not isinstance(kind, str):
+        what = f"has a non-string 'type' ({kind!r})"
     elif not isinstance(role, str):
         what = "has no string 'role' (and no Responses 'type')"
-    elif role not in ROLE_FAMILIES:
-        what = f"has role {role!r}; roles accepted: {', '.join(ROLE_FAMILIES)}"
+    elif role not in ROLE_FORMATS:
+        what = f"has role {role!r}; roles accepted: {', '.join(ROLE_FORMATS)}"
     else:
         what = "mixes fields from different provider formats"
     return f"message {index} {what}; {ACCEPTED}"

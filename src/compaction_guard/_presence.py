@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from compaction_guard._anthropic_parts import part_type, part_view
+from compaction_guard._wire.sdk_blocks import part_type, part_view
 from compaction_guard.block import GuardSpan, guard_spans, has_guard_format, is_only_blocks
 from compaction_guard.errors import BlockIntegrityError
 from compaction_guard.report import BlockPlace

@@ -11,16 +11,8 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 
-from compaction_guard._anthropic_parts import compaction_cut, is_sdk_block, part_type
 from compaction_guard._codec_shapes import (
     ACCEPTED,
-    ALL_FAMILIES,
-    ANTHROPIC,
-    CHAT,
-    RESPONSES,
-    ROLE_FAMILIES,
-    TEXT_PARTS,
-    TOOL_ROLES,
     USER_ROLES,
     Tally,
     chat_position,
@@ -32,6 +24,20 @@ from compaction_guard._codec_shapes import (
     responses_position,
     unrecognised,
 )
+from compaction_guard._wire.formats import (
+    ANTHROPIC,
+    ANY,
+    CALL_FIELDS,
+    CHAT,
+    RESPONSES,
+    ROLE_FORMATS,
+    TEXT_PARTS,
+    TOOL_ROLES,
+    compaction_cut,
+    first_format,
+    members,
+)
+from compaction_guard._wire.sdk_blocks import is_sdk_block, part_type
 from compaction_guard.block import (
     ENTRY_TAG,
     MARKER,
@@ -51,9 +57,9 @@ __all__ = ["SHAPES", "AutoCodec", "ContextCodec", "Rendering", "try_render", "wi
 SHAPES: Final = (
     "str",
     "list[str]",
-    CHAT,
-    RESPONSES,
-    ANTHROPIC,
+    CHAT.name,
+    RESPONSES.name,
+    ANTHROPIC.name,
     "content-objects",
     "empty",
 )
@@ -100,7 +106,7 @@ class ContextCodec(Protocol):
 
 # A dict with a string role and string content and none of these keys is a plain message,
 # the bulk of most contexts: it is read in place, without the per-format rules.
-_PLAIN = frozenset({"type", "tool_calls", "function_call"})
+_PLAIN = frozenset({"type", *CALL_FIELDS})
 
 
 def _sequence(context: object) -> Sequence[Any]:
@@ -266,7 +272,7 @@ def _render_strings(seq: Sequence[Any]) -> Rendering:
 
 
 def _render_dicts(seq: Sequence[Any]) -> Rendering:
-    families, tally = ALL_FAMILIES, Tally()
+    families, tally = ANY, Tally()
     segments: list[Segment] = []
     keys: list[Hashable] = []
     for index, item in enumerate(seq):
@@ -274,7 +280,7 @@ def _render_dicts(seq: Sequence[Any]) -> Rendering:
             raise _mismatch(index, item, "a dict")
         content, role = item.get("content"), item.get("role")
         if content.__class__ is str and role.__class__ is str and _PLAIN.isdisjoint(item):
-            fits = ROLE_FAMILIES.get(role, frozenset())
+            fits = ROLE_FORMATS.get(role, 0)
             tool = role in TOOL_ROLES
             segments.append(Segment(content, index, role, tool))
             keys.append((role, content, tool))
@@ -284,16 +290,18 @@ def _render_dicts(seq: Sequence[Any]) -> Rendering:
             keys.append((role, *chain.from_iterable(pieces)))
         if not fits:
             raise CodecError(unrecognised(item, index))
-        if not families <= fits:
-            if not families & fits:
-                raise CodecError(
-                    f"message {index} fits only {', '.join(sorted(fits))} but the messages "
-                    f"before it fit only {', '.join(sorted(families))}; a context must use "
-                    "one provider's message format",
-                )
-            families &= fits
-    shape = next(name for name in (CHAT, RESPONSES, ANTHROPIC) if name in families)
+        if not families & fits:
+            raise CodecError(
+                f"message {index} fits only {_names(fits)} but the messages before it fit "
+                f"only {_names(families)}; a context must use one provider's message format",
+            )
+        families &= fits
+    shape = first_format(families).name
     return Rendering(shape, tuple(segments), tuple(keys), tally.notes())
+
+
+def _names(mask: int) -> str:
+    return ", ".join(sorted(fmt.name for fmt in members(mask)))
 
 
 def _render_objects(seq: Sequence[Any]) -> Rendering:
@@ -389,7 +397,7 @@ def _without_blocks(seq: Sequence[Any], keep: Collection[int]) -> list[Any]:
             out.append(item)
         elif cleaned is not None:
             out.append({**item, "content": cleaned})
-        elif "tool_calls" in item or "function_call" in item:
+        elif not CALL_FIELDS.isdisjoint(item):
             out.append({**item, "content": None})
     return out
 
@@ -428,9 +436,9 @@ def _place_anthropic(out: list[Any], block: str) -> None:
 
 
 _PLACERS: dict[str, Callable[[list[Any], str], None]] = {
-    CHAT: _place_chat,
-    RESPONSES: _place_responses,
-    ANTHROPIC: _place_anthropic,
+    CHAT.name: _place_chat,
+    RESPONSES.name: _place_responses,
+    ANTHROPIC.name: _place_anthropic,
 }
 
 

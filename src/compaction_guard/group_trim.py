@@ -17,8 +17,9 @@ from itertools import accumulate
 from json import encoder as json_encoder
 from typing import Any, Final
 
-from compaction_guard import _trim_shapes as shapes
-from compaction_guard._anthropic_parts import is_sdk_block
+from compaction_guard._wire.formats import WireFormat, detect_format
+from compaction_guard._wire.pairing import DUPLICATE_CALL_ID, read_groups
+from compaction_guard._wire.sdk_blocks import is_sdk_block
 
 __all__ = [
     "CompactResult",
@@ -247,7 +248,7 @@ def validate(messages: Sequence[Any]) -> list[Problem]:
     Raises the same TypeError/ValueError as `compact` for input it cannot read at all.
     """
     seq = _as_list(messages)
-    walk = shapes.read_groups(seq, shapes.detect_shape(seq))
+    walk = read_groups(seq, detect_format(seq))
     problems = sorted(walk.problems, key=lambda problem: problem[0])
     return [Problem(index, kind, text) for index, kind, text in problems]
 
@@ -255,7 +256,7 @@ def validate(messages: Sequence[Any]) -> list[Problem]:
 @dataclass(frozen=True, slots=True)
 class _Plan:
     seq: list[Any]
-    shape: str
+    wire: WireFormat
     budget: float
     count: CountTokens
     prefix: list[int]  # prefix[i] = tokens of seq[:i]
@@ -285,13 +286,13 @@ def _plan(  # noqa: PLR0917 - mirrors the public keywords one to one
     _check_keep("keep_head", keep_head)
     _check_keep("keep_tail", keep_tail)
     seq = _as_list(messages)
-    shape = shapes.detect_shape(seq)
-    walk = shapes.read_groups(seq, shape)
+    wire = detect_format(seq)
+    walk = read_groups(seq, wire)
     _refuse_duplicates(walk.problems)
     count = _default_count if count_tokens is None else count_tokens
     prefix = list(accumulate(_costs(seq, count_tokens, None), initial=0))
     starts = [*walk.starts, len(seq)]
-    plan = _Plan(seq, shape, budget, count, prefix, starts, tokens_after=prefix[-1])
+    plan = _Plan(seq, wire, budget, count, prefix, starts, tokens_after=prefix[-1])
     if plan.tokens_before <= budget:
         return plan
     # 1. groups are read; 2. snap keep_head/keep_tail outward to group boundaries
@@ -376,10 +377,10 @@ def _summarizer(plan: _Plan, summarize: object, summary_role: object) -> Summari
         return None
     if not callable(summarize):
         raise TypeError("summarize must be a callable taking the dropped messages")
-    allowed = shapes.summary_roles(plan.shape)
+    allowed = plan.wire.summary_roles
     if summary_role not in allowed:
         raise ValueError(
-            f"summary_role {summary_role!r} is not a message role in {plan.shape} lists; "
+            f"summary_role {summary_role!r} is not a message role in {plan.wire.label} lists; "
             f"use one of {', '.join(sorted(allowed))}"
         )
     return summarize if plan.dropped else None
@@ -478,9 +479,9 @@ def _as_list(messages: object) -> list[Any]:
     raise TypeError(f"messages must be a list of message mappings; got {type(messages).__name__}")
 
 
-def _refuse_duplicates(problems: list[shapes.Problem]) -> None:
+def _refuse_duplicates(problems: list[tuple[int, str, str]]) -> None:
     for _index, kind, text in problems:
-        if kind == shapes.DUPLICATE_CALL_ID:
+        if kind == DUPLICATE_CALL_ID:
             raise ValueError(
                 f"{text}; give every tool call its own id so results pair with one call"
             )

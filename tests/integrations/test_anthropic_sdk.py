@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from compaction_guard import group_trim
-from compaction_guard._anthropic_parts import SDK_BLOCK_TYPES
+from compaction_guard._wire.sdk_blocks import SDK_BLOCK_TYPES
 from compaction_guard.codec import AutoCodec
 from compaction_guard.errors import BlockIntegrityError, CodecError
 from compaction_guard.guard import Guard

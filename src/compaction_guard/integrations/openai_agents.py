@@ -14,8 +14,10 @@ import inspect
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from compaction_guard import _trim_shapes, group_trim
+from compaction_guard import group_trim
 from compaction_guard._extras import require, require_version
+from compaction_guard._wire.formats import detect_format
+from compaction_guard._wire.pairing import CALL_WITHOUT_RESULT, read_groups
 from compaction_guard.errors import BlockIntegrityError, CodecError
 from compaction_guard.group_trim import estimate_tokens
 from compaction_guard.integrations._pairing import PairingError
@@ -299,7 +301,7 @@ def _pending_call(items: list[TResponseInputItem]) -> bool:
         problems = group_trim.validate(items)
     except (TypeError, ValueError):
         return True
-    return any(problem.kind == _trim_shapes.CALL_WITHOUT_RESULT for problem in problems)
+    return any(problem.kind == CALL_WITHOUT_RESULT for problem in problems)
 
 
 def _window(items: list[TResponseInputItem], limit: int, guard: Guard) -> list[TResponseInputItem]:
@@ -324,8 +326,7 @@ def _window(items: list[TResponseInputItem], limit: int, guard: Guard) -> list[T
 def _group_start(items: list[TResponseInputItem], start: int) -> int:
     """Return the first index at or after `start` where a call group begins."""
     try:
-        shape = _trim_shapes.detect_shape(items)
-        starts = _trim_shapes.read_groups(items, shape).starts
+        starts = read_groups(items, detect_format(items)).starts
     except (TypeError, ValueError):
         return start
     return next((index for index in starts if index >= start), len(items))

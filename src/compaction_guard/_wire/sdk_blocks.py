@@ -1,24 +1,23 @@
 """Anthropic SDK content-block objects read as the dict params they serialise to.
 
-Private to the codec and to `group_trim`. `response.content` is a list of SDK objects
-(`TextBlock`, `ToolUseBlock`, `BetaCompactionBlock`, ...), and the documented way to keep
-history is to append it as is, so every reader of Anthropic content meets them. Only the
+`response.content` is a list of SDK objects (`TextBlock`, `ToolUseBlock`,
+`BetaCompactionBlock`, ...), and the documented way to keep history is to append it as
+is, so every reader of Anthropic content (codec, group_trim, presence) meets them. Only the
 block types the 2.x SDK defines are read; any other object is refused by name rather than
 guessed at. The SDK is never imported: objects are recognised by their module. See
-docs/DESIGN.md, "Codecs" (promise 10).
+docs/DESIGN.md, "Wire formats" (promise 10).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, Final
 
 from compaction_guard.errors import CodecError
 
 __all__ = [
-    "COMPACTION",
     "SDK_BLOCK_TYPES",
-    "compaction_cut",
+    "as_param",
     "is_sdk_block",
     "part_type",
     "part_view",
@@ -49,9 +48,6 @@ SDK_BLOCK_TYPES: Final = frozenset(
     },
 )
 """Every `type` of a content block in anthropic 2.x, `ContentBlock` and `BetaContentBlock`."""
-
-COMPACTION: Final = "compaction"
-
 
 def is_sdk_block(part: object) -> bool:
     """Whether `part` is an object from the `anthropic` package (not a dict param)."""
@@ -86,20 +82,14 @@ def part_type(part: object) -> object:
     return getattr(part, "type", None) if is_sdk_block(part) else None
 
 
-def compaction_cut(messages: Sequence[Any]) -> tuple[int, int] | None:
-    """Return (message, part) of the newest compaction block, None when there is none.
+def as_param(part: object, where: str) -> Any:
+    """Return an SDK block as its param dict and anything else as it is.
 
-    The API drops everything before the newest compaction block, in its own message too,
-    so only what follows it is model-visible.
+    For readers whose contract is TypeError/ValueError (group_trim): an SDK block of an
+    unknown type is a TypeError there, with the same text.
     """
-    for index in range(len(messages) - 1, -1, -1):
-        message = messages[index]
-        if message.__class__ is dict:  # the common case, without the ABC check
-            content = message.get("content")
-        else:
-            content = message.get("content") if isinstance(message, Mapping) else None
-        if isinstance(content, list):
-            for number in range(len(content) - 1, -1, -1):
-                if part_type(content[number]) == COMPACTION:
-                    return index, number
-    return None
+    try:
+        view = part_view(part, where)
+    except CodecError as exc:
+        raise TypeError(str(exc)) from None
+    return part if view is None else view

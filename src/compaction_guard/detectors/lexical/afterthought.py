@@ -80,9 +80,10 @@ def _referring_marks(ctx: Context, clause: list[tuple[Analysis, int]]) -> Counte
     A clause about something else yields none. A clause that names the rule by anaphor but
     adds content of its own ("waived that restriction for the beta cohort") is SCOPED.
     """
-    refers = pointed = foreign = False
+    refers = pointed = foreign = narrows = False
     classes: Counter[Modality] = Counter()
-    for analysis, index in clause:
+    scoping = _scoping_words(clause)
+    for place, (analysis, index) in enumerate(clause):
         mark = analysis.mark_at[index]
         token = analysis.tokens[index]
         key = analysis.keys[index]
@@ -94,10 +95,49 @@ def _referring_marks(ctx: Context, clause: list[tuple[Analysis, int]]) -> Counte
             refers = True
         elif key is not None and not key.startswith("~") and mark < 0 and key not in GENERIC:
             foreign = True
+            narrows = narrows or scoping[place]
     if not refers or (foreign and not pointed):
         return Counter()
-    if foreign:
+    if foreign and narrows:
         classes[SCOPED] += 1
     if pointed:
         classes[POINTED] += 1
     return classes
+
+
+def _scoping_words(clause: list[tuple[Analysis, int]]) -> list[bool]:
+    """Tell, per word of a clause, whether content there would narrow the clause's force.
+
+    Outside a lift, any content does. A lift is scoped by what follows "for", "in",
+    "during" ...; its actor, and a reason or time after it ("after the grant came
+    through", "for the rest of the session"), leave it whole. A lift inside a reason
+    ("because the env vars override it") is about something else.
+    """
+    lifts = [
+        a.mark_at[i] >= 0 and a.marks[a.mark_at[i]].modality in (_M.LIFT, _M.LIFT_VERB)
+        for a, i in clause
+    ]
+    if not any(lifts):
+        return [True] * len(clause)
+    scoping = lifted = False
+    found = []
+    for place, (analysis, index) in enumerate(clause):
+        token = analysis.tokens[index]
+        lifted = lifted or lifts[place]
+        if token in _SCOPING:
+            scoping = not _whole_time(clause, place)
+        elif token in _REASONS:
+            scoping = not lifted
+        found.append(scoping)
+    return found
+
+
+_SCOPING = frozenset({"for", "in", "on", "during", "while", "when", "if", "unless", "within", "to"})
+_REASONS = frozenset({"after", "since", "because", "once", "so", "as", "following"})
+_WHOLE = (("the", "rest", "of"), ("the", "remainder", "of"), ("now", "on"))
+
+
+def _whole_time(clause: list[tuple[Analysis, int]], place: int) -> bool:
+    """Tell whether a scoping word opens all the time there is ("for the rest of ...")."""
+    following = tuple(a.tokens[i] for a, i in clause[place + 1 : place + 4])
+    return any(following[: len(phrase)] == phrase for phrase in _WHOLE)

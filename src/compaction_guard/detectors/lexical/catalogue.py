@@ -200,7 +200,7 @@ RULES: tuple[Rule, ...] = (
         {_W},
         damage.hedge,
         "A hedge, condition, approximation or limited permission wrapped around the rule.",
-        "contradicted/issue_9_copy_then_that_was_before",
+        "weakened/lift_for_one_job_is_scoped",
     ),
     _r(
         "modality_loss",

@@ -8,6 +8,7 @@ what a rule concludes.
 from __future__ import annotations
 
 import functools
+import itertools
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -303,12 +304,7 @@ def build_context(part: Part, window: Window, al: Alignment) -> Context:
         region_tokens=tokens,
         region_values=values,
     )
-    restricted = _restricted_permissions(win, marks) if part.classes[_M.ONLY] else 0
-    if restricted:
-        # "may only live in ca-central-1", "the only port the service may bind": a
-        # permission held to one choice states the rule's obligation, it grants nothing.
-        ctx.w_classes[_M.ALLOW] -= restricted
-        ctx.w_classes[_M.OBLIGE] += restricted
+    _restrict_permissions(ctx, marks)
     if negated_other_bound(ctx):
         # "Spending above $500 is not allowed" states "at most $500": the negation
         # belongs to the bound, as "never go above" does.
@@ -342,15 +338,47 @@ def build_context(part: Part, window: Window, al: Alignment) -> Context:
     return ctx
 
 
+def _restrict_permissions(ctx: Context, marks: Sequence[Mark]) -> None:
+    """Read a permission held to one choice as the exclusive rule's force.
+
+    "may only live in ca-central-1", "the only port the service may bind": a permission
+    held to one choice states the rule's obligation, it grants nothing. For "no API other
+    than X", the rule's negation and its "other than" are the window's "only".
+    """
+    part = ctx.part
+    restricted = _restricted_permissions(ctx.win, marks) if _exclusive(part) else 0
+    if not restricted:
+        return
+    ctx.w_classes[_M.ALLOW] -= restricted
+    ctx.w_classes[_M.OBLIGE] += restricted
+    if not part.classes[_M.ONLY] and ctx.w_parity == 0:
+        ctx.w_parity = 1
+        ctx.w_classes[_M.CONDITION] += 1
+
+
+def _exclusive(part: Part) -> bool:
+    """Tell whether the rule admits one choice: "only X", "no API other than X"."""
+    if part.classes[_M.ONLY]:
+        return True
+    tokens = part.analysis.tokens
+    return part.parity == 1 and any(
+        a == "other" and b == "than" for a, b in itertools.pairwise(tokens)
+    )
+
+
+_RESTRICT_REACH = 4  # "the only registry we are allowed to pull from"
+
+
 def _restricted_permissions(win: Analysis, marks: Sequence[Mark]) -> int:
-    """Count permission marks within three words of an "only" mark in the same clause."""
+    """Count permission marks within four words of an "only" mark in the same clause."""
     onlies = [m for m in marks if m.modality is _M.ONLY]
     return sum(
         1
         for m in marks
         if m.modality is _M.ALLOW
         and any(
-            abs(m.start - o.start) <= 3 and win.clauses[m.start] == win.clauses[o.start]  # noqa: PLR2004
+            abs(m.start - o.start) <= _RESTRICT_REACH
+            and win.clauses[m.start] == win.clauses[o.start]
             for o in onlies
         )
     )

@@ -227,16 +227,18 @@ def _conclude(  # noqa: PLR0911 (one return per verdict of the precedence table)
             return _certified_verdict(outcomes, carried=carried)
         return _departure_verdict(departed)
     inferred = [o.absence for o in outcomes if not o.certified and o.absence is not None]
-    if inferred:
-        return _inferred_verdict(_worst(inferred))  # type: ignore[arg-type]
     traced = [o for o in outcomes if o.readings]
     signs = any(o.signs for o in outcomes) or (bool(traced) and len(traced) < len(outcomes))
-    signs = signs or any(o.unsettled for o in outcomes)
-    if traced and not signs:
-        # A later layer (or the echo) may certify only after a clean reading of the topic.
-        departed = _departure(outcomes, index)
-        if departed is not None:
-            return _departure_verdict(departed)
+    signs = signs or any(o.unsettled for o in outcomes) or bool(inferred)
+    # A later layer (or the echo) may certify only after a clean reading of the topic; a
+    # departure the closed world names decides even where a restatement lacks something.
+    departed = _departure(outcomes, index) if traced else None
+    if departed is not None and departed.kind is not None:
+        return _departure_verdict(departed)
+    if inferred:
+        return _inferred_verdict(_worst(inferred))  # type: ignore[arg-type]
+    if departed is not None and not signs:
+        return _departure_verdict(departed)
     if carried and not signs and is_on("block_echo"):
         return LayerVerdict(
             kind=Kind.PRESERVED,

@@ -134,7 +134,31 @@ def _label_kind(words: _Words, start: int, end: int) -> str | None:
         return None
     if _negated_head(words, start, head):
         return FIRM
+    return _wish_or_topic(words, start, head, end)
+
+
+def _wish_or_topic(words: _Words, start: int, head: int, end: int) -> str | None:
+    """Return what a label headed by a wish word is: a wish, a document's name, or None."""
+    if _names_a_rulebook(words, start, head):
+        return TOPIC
     return None if _undone(words, start, end) else WISH
+
+
+def _names_a_rulebook(words: _Words, start: int, head: int) -> bool:
+    """Tell whether a label names a body of rules by its subject ("Interview guidelines:").
+
+    "Guideline:" alone reframes the rule as a wish; a rulebook noun qualified by the
+    thing it governs names a document, as "Interview policy:" would, and says nothing
+    about the force of the rules under it.
+    """
+    if words.tokens[head] not in _RULEBOOK or head == start:
+        return False
+    before = head - 1
+    word = words.tokens[before]
+    return words.mark_at[before] < 0 and word not in STOPWORDS and word.isalpha()
+
+
+_RULEBOOK = frozenset({"guidelines", "guideline"})
 
 
 def _undone(words: _Words, start: int, end: int) -> bool:

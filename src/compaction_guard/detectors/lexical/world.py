@@ -193,7 +193,8 @@ _STATE = _words(
     """,
 )
 _HYPOTHETICAL = _words("if should would could might whether suppose supposing proposed")
-_NEGATORS = _words("not never no n't without")
+_NEGATORS = _words("not never no n't without nothing none nobody neither nor")
+_DENIALS = _words("not never n't")  # right after a permission word: "may not", "can never"
 _SCOPERS = _words("for when if during unless while on")
 _COPULA = _words("is are was were be now set at of to = :")
 _REACH = 6
@@ -392,8 +393,45 @@ def _negated_at(tokens: Sequence[str], position: int) -> bool:
     return any(t in _NEGATORS for t in tokens[max(0, position - 4) : position])
 
 
-def _scoped(tokens: Sequence[str]) -> bool:
-    return any(t in _SCOPERS for t in tokens)
+def _permits(tokens: Sequence[str]) -> list[int]:
+    """Return where a permission stands, leaving out denied and exclusive ones.
+
+    "may not", "can never" deny; "the only registry we are allowed to use" holds the
+    permission to one choice, which restates an exclusive rule and grants nothing.
+    """
+    return [
+        i
+        for i, t in enumerate(tokens)
+        if t in _PERMIT
+        and not _negated_at(tokens, i)
+        and not (i + 1 < len(tokens) and tokens[i + 1] in _DENIALS)
+        and not any(w in _EXCLUSIVE for w in tokens[max(0, i - 4) : i])
+    ]
+
+
+_EXCLUSIVE = _words("only sole")
+
+
+def _scoped(tokens: Sequence[str], own: frozenset[str] = frozenset()) -> bool:
+    """Tell whether a scoping word narrows a lift or permission to some cases.
+
+    "for the backfill" scopes it; "on the primary cluster" when the rule is about the
+    primary cluster restates the rule's own scope, and "for the rest of the session"
+    covers all the time there is.
+    """
+    for position, token in enumerate(tokens):
+        if token not in _SCOPERS:
+            continue
+        rest = [t for t in tokens[position + 1 : position + 5] if t not in _DETERMINERS]
+        if rest and stem(rest[0]) in own:
+            continue
+        if tuple(rest[:2]) in _WHOLE_TIME:
+            continue
+        return True
+    return False
+
+
+_WHOLE_TIME = frozenset({("rest", "of"), ("remainder", "of"), ("now", "on")})
 
 
 def _hypothetical(tokens: Sequence[str]) -> bool:
@@ -452,11 +490,11 @@ def _lift(r: _Read) -> Departure | None:
         if token not in _LIFT or stem(token) in r.own or _negated_at(tokens, position):
             continue
         if _near(r.st, r.refs, position) or (r.st.implicit and not r.refs and position <= _REACH):
-            kind = Kind.WEAKENED if _scoped(tokens[position + 1 :]) else Kind.CONTRADICTED
+            kind = Kind.WEAKENED if _scoped(tokens[position + 1 :], r.own) else Kind.CONTRADICTED
             return _hit("later_lift", kind, f"{token!r} names the rule", r.st)
     at = _has_phrase(tokens, _LIFT_PHRASES)
     if at is not None and (_near(r.st, r.refs, at) or r.st.implicit):
-        kind = Kind.WEAKENED if _scoped(tokens[at + 2 :]) else Kind.CONTRADICTED
+        kind = Kind.WEAKENED if _scoped(tokens[at + 2 :], r.own) else Kind.CONTRADICTED
         return _hit("later_lift", kind, "a lifting phrase names the rule", r.st)
     return None
 
@@ -495,13 +533,10 @@ def _permission(r: _Read) -> Departure | None:
     it" right after the copy, "an incremental backup is good enough".
     """
     tokens = r.st.tokens
-    if _PERMIT.isdisjoint(r.words):
-        permits = []
-    else:
-        permits = [i for i, t in enumerate(tokens) if t in _PERMIT and not _negated_at(tokens, i)]
+    permits = [] if _PERMIT.isdisjoint(r.words) else _permits(tokens)
     if not permits:
         return None
-    kind = Kind.WEAKENED if _scoped(tokens) else Kind.CONTRADICTED
+    kind = Kind.WEAKENED if _scoped(tokens, r.own) else Kind.CONTRADICTED
     against = [i for i, t in enumerate(tokens) if t in _AGAINST and stem(t) not in r.own]
     at = _has_phrase(tokens, _AGAINST_PHRASES)
     if at is not None:
@@ -572,10 +607,10 @@ def _extension(r: _Read) -> Departure | None:
     if "only" not in r.part.analysis.tokens or not (r.st.attached and r.mentions):
         return None
     tokens = r.st.tokens
-    kind = Kind.WEAKENED if _scoped(tokens) else Kind.CONTRADICTED
+    kind = Kind.WEAKENED if _scoped(tokens, r.own) else Kind.CONTRADICTED
     act = _act(r.part)
     acting = [i for i in r.mentions if stem(tokens[i]) == act]
-    permits = [i for i, t in enumerate(tokens) if t in _PERMIT and not _negated_at(tokens, i)]
+    permits = _permits(tokens)
     if any(_same_clause(r.st, acting, p) for p in permits):
         return _hit("later_extension", kind, "the rule's act is permitted beyond it", r.st)
     adds = [i for i, t in enumerate(tokens) if t in _ADDING]

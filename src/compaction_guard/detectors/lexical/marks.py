@@ -179,7 +179,7 @@ def _bounded_limits(tokens: Sequence[str], marks: list[Mark]) -> list[Mark]:
     return [
         Mark(_M.MAX, mark.start, mark.end)
         if mark.modality is _M.ONLY
-        and tokens[mark.start] in {"limited", "restricted"}
+        and tokens[mark.start] in {"limited", "restricted", "confined"}
         and value_follows(tokens, mark.end)
         else mark
         for mark in marks

@@ -141,7 +141,7 @@ _PHRASES: dict[Modality, tuple[str, ...]] = {
     ),
     _M.ONLY: _phrases(
         """
-        only, exclusively, solely, restricted to, limited to, nothing but,
+        only, exclusively, solely, restricted to, limited to, confined to, nothing but,
         nothing other than, no other, sole, nothing else, alone
         """,
     ),
@@ -263,7 +263,7 @@ _VALUE_BOUND: dict[Modality, tuple[str, ...]] = {
         """
         up to, under, below, within, less than, fewer than, lower than, stay under,
         stay below, stay within, keep under, keep below, <, smaller than, shorter than,
-        remain under, remain below, remain within
+        remain under, remain below, remain within, younger than
         """,
     ),
     _M.MIN: _phrases(

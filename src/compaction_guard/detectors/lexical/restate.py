@@ -15,6 +15,8 @@ from compaction_guard.detectors.lexical.modality import NEGATIVE, STRONG, Modali
 from compaction_guard.normalize import stem
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from compaction_guard.detectors.lexical.align import Alignment, Part
     from compaction_guard.detectors.lexical.context import Context
     from compaction_guard.detectors.lexical.text import Analysis
@@ -62,7 +64,11 @@ def others_banned(ctx: Context) -> bool:
                 continue
         elif not any(win.tokens[i] in ONLY_WORDS for i in tokens) or (
             sum(1 for m in marks if m.modality in NEGATIVE) % 2 == 0
-            or any(m.modality in (_M.ALLOW, _M.EXTEND, _M.HEDGE) for m in marks)
+            or any(
+                m.modality in (_M.ALLOW, _M.HEDGE)
+                or (m.modality is _M.EXTEND and not _other_place(win.tokens, m.end))
+                for m in marks
+            )
         ):
             continue
         # The noun right after "other" names the kind of alternative ("other vendors").
@@ -71,6 +77,14 @@ def others_banned(ctx: Context) -> bool:
         if all(k in ctx.part.family or k in GENERIC for k in keys):
             return True
     return False
+
+
+def _other_place(tokens: Sequence[str], end: int) -> bool:
+    """Tell whether "anywhere" is "anywhere else": under a negation it bans the others.
+
+    "Nothing is stored anywhere else" says "only there"; a bare "anywhere" widens.
+    """
+    return end < len(tokens) and tokens[end] == "else" and tokens[end - 1] == "anywhere"
 
 
 def necessity(ctx: Context) -> bool | None:

@@ -11,6 +11,7 @@ from compaction_guard.normalize import (
     split_sentences,
     stem,
     tokenize,
+    words,
 )
 
 
@@ -183,3 +184,9 @@ def test_split_sentences_ends_a_sentence_at_a_unit_after_a_number() -> None:
         "merges wait.",
         "ask ms. lee.",
     ]
+
+
+def test_words_split_at_every_joiner_and_keep_case() -> None:
+    text = "Pin v2.3.1 for EU-only K8s_pods, $500."
+    assert words(text) == ["Pin", "v2", "3", "1", "for", "EU", "only", "K8s", "pods", "500"]
+    assert tokenize(detection_form(text)) != [w.casefold() for w in words(text)]

@@ -21,6 +21,7 @@ __all__ = [
     "split_sentences",
     "stem",
     "tokenize",
+    "words",
 ]
 
 _INVISIBLE = "\u00ad\u180e\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
@@ -56,6 +57,7 @@ _TOKEN = re.compile(
 
 _LIST_MARKER = re.compile(r"^\s*(?:[-*\u2022+>]+|\d{1,3}[.)]|[a-z][.)]|#{1,6})\s+")
 _ALNUM = re.compile(r"[^\W_]")
+_WORD = re.compile(r"[^\W_]+")
 _WRAP_WIDTH = 40
 _BREAK = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)|(?<!\S)(?P<item>\(?(?:\d{1,2}|[a-h])\))\s+")
 _TITLES = frozenset({"mr", "mrs", "ms", "dr"})
@@ -222,6 +224,15 @@ def tokenize(text: str) -> list[str]:
     or `--force`.
     """
     return _TOKEN.findall(text)
+
+
+def words(text: str) -> list[str]:
+    """Return the runs of letters and digits in `text`, in order, case kept.
+
+    Unlike `tokenize`, every joiner splits (`v2.3.1` gives v2, 3, 1): for the model tiers,
+    which ask whether a word occurs, not whether an identifier does.
+    """
+    return _WORD.findall(text)
 
 
 def contains_token(text: str, needle: str) -> bool:

@@ -362,15 +362,15 @@ def test_nli_encodes_premises_once_per_view(
     nli_dir: Path, make_invariant: MakeInvariant, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from compaction_guard.detectors import nli
+    from compaction_guard.normalize import split_sentences as original
 
     calls: list[str] = []
-    original = nli._sentences
 
     def counting(text: str) -> list[str]:
         calls.append(text)
         return original(text)
 
-    monkeypatch.setattr(nli, "_sentences", counting)
+    monkeypatch.setattr(nli, "split_sentences", counting)
     detector = NLIDetector(nli_dir)
     view = _view("Confirmed: the run budget stays at $500.", "Other work.")
     for _ in range(3):

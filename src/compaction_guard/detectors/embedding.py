@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -16,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from compaction_guard._extras import require
 from compaction_guard.detectors.base import Abstain, Detector, LayerVerdict
 from compaction_guard.errors import MissingExtraError
+from compaction_guard.normalize import split_sentences, words
 from compaction_guard.taxonomy import Kind
 
 if TYPE_CHECKING:
@@ -41,8 +41,6 @@ BUNDLED_MODEL = Path(__file__).resolve().parents[1] / "models" / "minilm-m2v-int
 MODEL_ENV = "COMPACTION_GUARD_EMBEDDING_MODEL"
 
 _FEATURE = "the embedding tier"
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|\n+")
-_WORD = re.compile(r"[^\W_]+")
 _ACRONYM_CHARS = range(2, 7)
 _EVIDENCE_CHARS = 240
 _TRUTHY = frozenset({"1", "true", "yes", "on"})
@@ -127,7 +125,7 @@ class EmbeddingDetector(Detector):
                     "a static model cannot match an acronym with its spelled-out form"
                 ),
             )
-        parts = _sentences(invariant.text)
+        parts = split_sentences(invariant.text)
         probes = self._encode([invariant.text, *parts] if len(parts) > 1 else [invariant.text])
         if not probes.any():
             return Abstain(reason=f"{self._label} has no vocabulary for this constraint")
@@ -176,7 +174,7 @@ class EmbeddingDetector(Detector):
         """Encode the view's sentences once; later constraints reuse the result."""
         if self._cached is not None and (self._cached[0] is view or self._cached[0] == view):
             return self._cached[1]
-        sentences = tuple(s for passage in view.passages for s in _sentences(passage.text))
+        sentences = tuple(s for passage in view.passages for s in split_sentences(passage.text))
         assert self._np is not None  # noqa: S101 - set by _ensure_loaded before any encode
         np = self._np
         # Transcripts repeat lines (tool boilerplate, quoted rules): encode each text once.
@@ -184,8 +182,8 @@ class EmbeddingDetector(Detector):
         encoded = self._encode(list(unique)) if unique else np.zeros((0, 1), "float32")
         vectors = encoded[[unique[s] for s in sentences]] if sentences else encoded
         pair_norms = np.linalg.norm(vectors[:-1] + vectors[1:], axis=1)
-        words = frozenset(w.casefold() for p in view.passages for w in _WORD.findall(p.text))
-        units = _Units(sentences=sentences, words=words, vectors=vectors, pair_norms=pair_norms)
+        vocabulary = frozenset(w.casefold() for p in view.passages for w in words(p.text))
+        units = _Units(sentences, vocabulary, vectors, pair_norms)
         self._cached = (view, units)
         return units
 
@@ -245,14 +243,10 @@ class EmbeddingDetector(Detector):
         return Path(folder)
 
 
-def _sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_BREAK.split(text) if s.strip()]
-
-
 def _acronyms(text: str) -> set[str]:
     """Short words with inner capitals or mixed digits: PII, EU, K8s, 2FA, v2."""
     found = set()
-    for word in _WORD.findall(text):
+    for word in words(text):
         mixed = any(c.isdigit() for c in word) and any(c.isalpha() for c in word)
         if len(word) in _ACRONYM_CHARS and (mixed or any(c.isupper() for c in word[1:])):
             found.add(word)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from compaction_guard._extras import require
 from compaction_guard.detectors.base import Abstain, Detector, LayerVerdict
 from compaction_guard.errors import MissingExtraError
+from compaction_guard.normalize import split_sentences, words
 from compaction_guard.taxonomy import Kind, Site
 
 if TYPE_CHECKING:
@@ -40,8 +41,6 @@ _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 _MAX_PREMISES = 8
 _MAX_TOKENS = 512
 _MIN_WORD = 3
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|\n+")
-_WORD = re.compile(r"[^\W_]+")
 # Values and identifiers a paraphrase must carry verbatim: $500, 2,000, 02:00-04:00, 99.9%,
 # v2.3.1, orders_prod, replica.db.internal, ops@acme.example, /var/log, read-only, .env.
 _ANCHOR = re.compile(
@@ -139,7 +138,7 @@ class NLIDetector(Detector):
         model = self._ensure_loaded()
         if model is None:
             return Abstain(reason=self._reason or "the NLI tier is unavailable")
-        hypotheses = _sentences(invariant.text) or [invariant.text]
+        hypotheses = split_sentences(invariant.text) or [invariant.text]
         pairs = [(p, h) for h in hypotheses for p in _candidates(h, self._premises(view))]
         if not pairs:
             return Abstain(reason="no sentence in the view shares a content word with the rule")
@@ -194,7 +193,7 @@ class NLIDetector(Detector):
         premises = tuple(
             _Premise(text=s, site=p.site, words=_content_words(s), anchors=_anchors(s))
             for p in view.passages
-            for s in _sentences(p.text)
+            for s in split_sentences(p.text)
         )
         self._cached = (view, premises)
         return premises
@@ -355,13 +354,9 @@ def _candidates(hypothesis: str, premises: Sequence[_Premise]) -> list[_Premise]
     return [premises[i] for _, i in ranked[:_MAX_PREMISES]]
 
 
-def _sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_BREAK.split(text) if s.strip()]
-
-
 def _content_words(text: str) -> frozenset[str]:
-    words = _WORD.findall(text.casefold())
-    return frozenset(w for w in words if len(w) >= _MIN_WORD and w not in _STOPWORDS)
+    found = words(text.casefold())
+    return frozenset(w for w in found if len(w) >= _MIN_WORD and w not in _STOPWORDS)
 
 
 def _anchors(text: str) -> frozenset[str]:

@@ -208,6 +208,7 @@ def align(part: Part, window: Analysis, span: tuple[int, int] | None = None) -> 
     core = _core_clause(window, found, keys)
     matches: dict[int, int] = {}
     covered: set[int] = set()
+    compounds: set[int] = set()
     matched_weight = 0.0
     last = -1
     inversions = 0
@@ -216,14 +217,19 @@ def align(part: Part, window: Analysis, span: tuple[int, int] | None = None) -> 
         if entry is None:
             continue
         positions, width = entry
-        free = [p for p in positions if p not in covered]
+        # Two words of the part never share one word of the window, except the pieces
+        # of a compound: "GPL-licensed" says "licensed" and "GPL" (width 0).
+        free = [p for p in positions if p not in covered or (width == 0 and p in compounds)]
         if not free:
-            continue  # two words of the part never share one word of the window
+            continue
         position, in_order = _choose(free, window, core, last)
         inversions += 0 if in_order else 1
         last = max(last, position)
         matches[index] = position
-        if width == 1:
+        if width == 0:
+            covered.add(position)
+            compounds.add(position)
+        elif width == 1:
             covered.add(position)
         else:
             covered.update(range(position, position + width))
@@ -362,7 +368,10 @@ def _choose(positions: list[int], window: Analysis, core: int, last: int) -> tup
 
 
 def _positions(token: str, key: str | None, window: Analysis) -> tuple[list[int], int]:
-    """Return where `key` sits in the window and how many tokens each match spans."""
+    """Return where `key` sits in the window and how many tokens each match spans.
+
+    A width of 0 is a piece of a hyphenated word, which other pieces may share.
+    """
     positions = window.positions.get(key or "")
     if positions:
         return positions, 1
@@ -373,7 +382,7 @@ def _positions(token: str, key: str | None, window: Analysis) -> tuple[list[int]
     if key is not None and window.compounds:
         inside = window.compounds.get(key)
         if inside:
-            return inside, 1  # "retention" inside "data-retention"
+            return inside, 0  # "retention" inside "data-retention": a piece of the word
     if "-" not in token:
         return [], 1
     return _variant(token, window)

@@ -77,7 +77,7 @@ RULES: tuple[Rule, ...] = (
         "paraphrase",
         {Kind.PARAPHRASED},
         rules._paraphrase,
-        "All content, values, names and force in one window, in other words and in order (synonyms, clippings, derived forms: 'religious' for 'religion').",
+        "All content, values, names and force in one window, in other words and in order (synonyms, clippings, derived forms: 'religious' for 'religion'; each piece of a compound: 'AGPL-licensed').",
         "paraphrased/issue_9_no_other_choice_is_not_a_permission",
     ),
     # Guards: any of them keeps a window from certifying.
@@ -148,7 +148,7 @@ RULES: tuple[Rule, ...] = (
         "extra_content",
         set(),
         rules._extra_content,
-        "A content word in the rule's clauses that the rule lacks is a qualifier.",
+        "A content word in the rule's clauses that the rule lacks is a qualifier, and so is a light noun fastened before a rule noun ('session tokens').",
         "paraphrased/para2_d_job_stop_hours_words",
     ),
     _r(

@@ -14,6 +14,7 @@ __all__ = [
     "CONDITIONALS",
     "GENERIC",
     "LIGHT",
+    "LIGHT_NOUNS",
     "MOTION",
     "ONLY_WORDS",
     "OPPOSITE_ACTS",
@@ -90,6 +91,16 @@ LIGHT = _stems(
     carried in-force effect place keep keeps kept use uses using
     used run runs running ran perform performed happen happens occur occurs appear appears
     go goes get gets done treat treated regard regarded absolutely ever
+    """,
+)
+# The nouns among the light words. On their own they frame a rule ("this session", "the
+# team"), but fastened before a rule noun they name a kind of it ("session tokens", "user
+# accounts", "status replies"): a narrower scope, never free.
+LIGHT_NOUNS = _stems(
+    """
+    user users agent agents assistant model models team teams session sessions task tasks
+    conversation context summary status update updates background instruction reminder
+    note notes decision constraint requirement guardrail policy directive
     """,
 )
 # Verbs that report who stated a rule; whoever comes before them frames the rule.

@@ -28,7 +28,13 @@ from compaction_guard.detectors.lexical.context import (
     names_core,
 )
 from compaction_guard.detectors.lexical.damage import hedge, lifted, modality_loss, polarity
-from compaction_guard.detectors.lexical.lexicon import GENERIC, RELATIONS, REPORTING, STOPWORDS
+from compaction_guard.detectors.lexical.lexicon import (
+    GENERIC,
+    LIGHT_NOUNS,
+    RELATIONS,
+    REPORTING,
+    STOPWORDS,
+)
 from compaction_guard.detectors.lexical.modality import NEGATIVE, STRONG, Modality
 from compaction_guard.detectors.lexical.mutation import anchor_diff, changed_identifier
 from compaction_guard.detectors.lexical.switches import is_on
@@ -285,8 +291,9 @@ def _prefix_negated(ctx: Context, _span: tuple[int, int] | None) -> str | None:
         token = ctx.win.tokens[index]
         head, _, rest = token.partition("-")
         # The rest may be the rule's word in another form ("non-administrative", "admin").
-        prefixed = (
-            rest and head in _NEGATING_PREFIXES and (stem(rest) in words or token_key(rest) in keys)
+        pieces = [rest, *rest.split("-")] if rest else []
+        prefixed = head in _NEGATING_PREFIXES and any(
+            stem(piece) in words or token_key(piece) in keys for piece in pieces
         )
         if prefixed and token not in ctx.part.analysis.tokens:
             return f"negating prefix in {token!r}"
@@ -373,12 +380,38 @@ def _unshared_words(ctx: Context, span: tuple[int, int] | None) -> list[int]:
     found = []
     for index in ctx.region_tokens:
         key = ctx.win.keys[index]
-        if index in skip or index in inside or key is None or key in ctx.part.family:
+        if index in skip or index in inside:
+            continue
+        if key is None and _light_modifier(ctx, index):
+            found.append(index)
+            continue
+        if key is None or key in ctx.part.family:
             continue
         extra = not key.startswith("~") and key not in GENERIC
         if extra and ctx.win.clauses[index] in ctx.al.topic_clauses:
             found.append(index)
     return found
+
+
+def _light_modifier(ctx: Context, index: int) -> bool:
+    """Tell whether a light noun the rule lacks is fastened before a rule noun.
+
+    "Session tokens" for "tokens": the light word names a kind of the rule's noun. A
+    possessive ("the user's budget") names who set the rule and is not read.
+    """
+    win = ctx.win
+    token = win.tokens[index]
+    if win.mark_at[index] >= 0 or token.endswith("'s") or stem(token) not in LIGHT_NOUNS:
+        return False
+    if stem(token) in {stem(t) for t in ctx.part.analysis.tokens}:
+        return False
+    after = index + 1
+    return (
+        after < len(win.tokens)
+        and win.clauses[after] == win.clauses[index]
+        and after in ctx.al.matches.values()
+        and not (win.keys[after] or "~").startswith("~")
+    )
 
 
 def _narrowed(ctx: Context) -> Reading | None:

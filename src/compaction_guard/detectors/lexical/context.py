@@ -7,6 +7,7 @@ what a rule concludes.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 from collections import Counter
@@ -292,7 +293,9 @@ def build_context(part: Part, window: Window, al: Alignment) -> Context:
     win = window.analysis
     marks = region_marks(win, al)
     tokens = [i for i, clause in enumerate(win.clauses) if clause in al.region]
-    values = [v for v in win.values if win.clauses[v.start] in al.region]
+    values = _distributed(
+        part.analysis, [v for v in win.values if win.clauses[v.start] in al.region], win
+    )
     counted = sum(1 for mark in marks if _negates(mark, win, al))
     ctx = Context(
         part=part,
@@ -354,6 +357,42 @@ def _restrict_permissions(ctx: Context, marks: Sequence[Mark]) -> None:
     if not part.classes[_M.ONLY] and ctx.w_parity == 0:
         ctx.w_parity = 1
         ctx.w_classes[_M.CONDITION] += 1
+
+
+def _distributed(rule: Analysis, values: list[Value], win: Analysis) -> list[Value]:
+    """Read "each query ... 50 GB" and "50 GB per query" as one value.
+
+    A distributive "each X" or "every X" on one side states the other side's "per X":
+    the window's value takes the rule's form when the two differ only there.
+    """
+    rule_each = _each_nouns(rule)
+    win_each = _each_nouns(win)
+    if not rule_each and not win_each:
+        return values
+    read = []
+    for value in values:
+        for wanted in rule.values:
+            if value.per and not wanted.per and stem(value.per) in rule_each:
+                candidate = dataclasses.replace(value, per="")
+            elif wanted.per and not value.per and stem(wanted.per) in win_each:
+                candidate = dataclasses.replace(value, per=wanted.per)
+            else:
+                continue
+            if values_equal(wanted, candidate):
+                value = candidate  # noqa: PLW2901 (the value read in the rule's form)
+                break
+        read.append(value)
+    return read
+
+
+def _each_nouns(analysis: Analysis) -> frozenset[str]:
+    """Return the stems of the nouns a distributive word governs ("each BigQuery query")."""
+    tokens = analysis.tokens
+    found: set[str] = set()
+    for index, token in enumerate(tokens):
+        if token in {"each", "every"}:
+            found.update(stem(t) for t in tokens[index + 1 : index + 3] if t.isalpha())
+    return frozenset(found)
 
 
 def _exclusive(part: Part) -> bool:
@@ -502,7 +541,9 @@ def _ranged(
     has_range = any(len(v.ends) == 2 for v in values)  # noqa: PLR2004
     pairs = range_pairs(against.tokens, other) if has_range else []
     found.update(
-        v for v in values if len(v.ends) == 2 and any(_ends_equal(p, v.ends) for p in pairs)  # noqa: PLR2004
+        v
+        for v in values
+        if len(v.ends) == 2 and any(_ends_equal(p, v.ends) for p in pairs)  # noqa: PLR2004
     )
     return frozenset(found)
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from compaction_guard.anchors import comparable, extract_values, values_equal
 from compaction_guard.detectors.lexical.index import lookup_keys
 from compaction_guard.detectors.lexical.lexicon import GENERIC, RULE_NOUNS
-from compaction_guard.detectors.lexical.modality import NEGATIVE
+from compaction_guard.detectors.lexical.modality import NEGATIVE, Modality
 from compaction_guard.detectors.lexical.switches import is_on
 from compaction_guard.detectors.lexical.text import join
 from compaction_guard.normalize import stem
@@ -190,6 +190,7 @@ _STATE = _words(
     spent spend spending used usage consumed remaining left total totals totalling
     totaling currently reached hit costs cost paid billed measured observed actual average
     peak peaked utilisation utilization sits sitting came tracking logged recorded
+    typical typically median mean
     """,
 )
 _HYPOTHETICAL = _words("if should would could might whether suppose supposing proposed")
@@ -326,10 +327,12 @@ def _subjects(part: Part, statement: Statement) -> tuple[list[int], list[int]]:
     tokens = statement.tokens
     refs: list[int] = []
     mentions: list[int] = []
+    bound = statement.attached and _bound_named(part, statement)
     for position, token in enumerate(tokens):
         word = stem(token)
         previous = tokens[position - 1] if position else ""
-        if (word in RULE_NOUNS and _names_this_rule(previous, own, own=word in own)) or (
+        named = word in own or (bound and word in _BOUND_NOUNS and _bare_noun(tokens, position))
+        if (word in RULE_NOUNS and _names_this_rule(previous, own, own=named)) or (
             token in _POINTERS and statement.attached and _stands_alone(tokens, position)
         ):
             refs.append(position)
@@ -338,6 +341,30 @@ def _subjects(part: Part, statement: Statement) -> tuple[list[int], list[int]]:
     return refs, mentions
 
 
+def _bound_named(part: Part, statement: Statement) -> bool:
+    """Tell whether "the limit" or "the cap" in a statement can only be this rule's.
+
+    A rule that bounds a value ("Keep exports under 20 GB") is a limit even when it never
+    says so; a statement with a value of the same dimension ("the user raised the limit
+    to 60 GB") speaks about it. A value of another dimension is another rule's limit.
+    """
+    analysis = part.analysis
+    bounded = part.classes[Modality.MAX] or part.classes[Modality.MIN]
+    if not analysis.values or not (bounded or not _BOUND_WORDS.isdisjoint(analysis.tokens)):
+        return False
+    return any(
+        comparable(v, w) and _same_unit(v, w) for v in analysis.values for w in statement.values
+    )
+
+
+def _bare_noun(tokens: Sequence[str], position: int) -> bool:
+    """Tell whether a rule noun stands alone: "the limit", not "the budget cap for this run"."""
+    following = tokens[position + 1] if position + 1 < len(tokens) else ""
+    return stem(following) not in RULE_NOUNS and following not in {"for", "of", "on"}
+
+
+_BOUND_NOUNS = frozenset(stem(w) for w in ("limit", "cap", "ceiling", "budget", "quota", "maximum"))
+_BOUND_WORDS = _words("under below over above within less more fewer exceed exceeds beyond")
 _POINTERS = frozenset({"this", "that", "it", "these", "those"})
 _DETERMINERS = frozenset({"the", "a", "an", "our", "their", "its", "his", "her", "your", "my"})
 
@@ -658,6 +685,8 @@ def _change(r: _Read) -> Departure | None:
             continue
         if not _near(r.st, subjects, position):
             continue
+        if not _near(r.st, r.refs, position) and not _STATE.isdisjoint(r.words):
+            continue  # "partitioning cut the typical scan to 6 GB" reports a measurement
         new = [v for v in r.st.values if _new_value(r.part, v)]
         if new or (token in _RELATIVE and _near(r.st, r.refs, position)):
             return _hit("later_change", Kind.MUTATED, f"{token!r} changes the rule's value", r.st)

@@ -14,6 +14,7 @@ from compaction_guard._wire.formats import (
     RESPONSES,
     detect_format,
     formats_of,
+    is_provider_item,
     is_responses_item,
     part_formats,
 )
@@ -115,3 +116,20 @@ def test_codec_refuses_an_unknown_responses_item_and_group_trim_keeps_it() -> No
         AutoCodec().render(items)
     assert read_groups(items, detect_format(items)).starts == [0, 1]
     assert group_trim.validate(items) == []
+
+
+@pytest.mark.parametrize(
+    ("kind", "provider"),
+    [
+        ("reasoning", True),
+        ("compaction", True),
+        ("mcp_approval_request", True),
+        ("function_call_output", True),
+        ("a_new_kind_of_call", True),
+        ("message", False),
+        ("user", False),
+        ("assistant", False),
+    ],
+)
+def test_provider_items_are_never_editable(kind: str, *, provider: bool) -> None:
+    assert is_provider_item(kind) is provider

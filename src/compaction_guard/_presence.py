@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from compaction_guard._wire.formats import is_provider_item
 from compaction_guard._wire.sdk_blocks import part_type, part_view
 from compaction_guard.block import GuardSpan, guard_spans, has_guard_format, is_only_blocks
 from compaction_guard.errors import BlockIntegrityError
@@ -36,19 +37,11 @@ __all__ = [
 
 FOREIGN_BLOCK_MODES = ("raise", "report")
 _LOG = logging.getLogger("compaction_guard")
-# Responses items that are not messages: the provider's own, never edited by the guard.
-_ITEM_KINDS = frozenset({"reasoning", "compaction", "item_reference"})
 
 
 def is_editable(segment: Segment) -> bool:
     """Whether the guard may remove text from this segment (not tool, thinking or an item)."""
-    role = segment.role
-    return not (
-        segment.tool
-        or role in _ITEM_KINDS
-        or role.startswith("mcp_")
-        or role.endswith(("_call", "_output"))
-    )
+    return not (segment.tool or is_provider_item(segment.role))
 
 
 def is_current_fast(segments: Sequence[Segment], block: str) -> bool:

@@ -39,6 +39,7 @@ __all__ = [
     "detect_format",
     "first_format",
     "formats_of",
+    "is_provider_item",
     "is_responses_item",
     "members",
     "part_formats",
@@ -151,6 +152,15 @@ INPUT_SIDE_ITEMS: Final = frozenset({*CALL_OF, "mcp_approval_response", COMPACTI
 def is_responses_item(kind: str) -> bool:
     """Whether `kind` is a Responses item type (a known one, or any `*_call`/`*_output`)."""
     return kind in _RESPONSES_ITEM_TYPES or kind.endswith(("_call", "_output"))
+
+
+def is_provider_item(kind: str) -> bool:
+    """Whether `kind` is a Responses item other than a message: the provider's, never edited.
+
+    Reasoning, compaction and item references, MCP listings and approvals, every call and
+    every output: the guard may report a block inside one, but never remove it.
+    """
+    return kind != "message" and is_responses_item(kind)
 
 
 def part_formats(kind: object) -> int:

@@ -214,6 +214,7 @@ _GROUPS = (
     "dependency dependencies package packages library libraries",
     "expire expiry expiration",
     "freeze frozen",
+    "raise increase increased increasing",
 )
 # Word sequences that say one thing ("at the same time" is "concurrent"); the first
 # word carries the concept, the rest carry nothing.
@@ -292,6 +293,7 @@ GENERIC = frozenset(
         resource record item process job thing access version total overall old older age
         aged usage runtime interpreter level traffic volume count place workload kind sort
         region regions datacenter datacentre center centre border borders territory
+        window period
         """,
     )
 )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from compaction_guard.anchors import is_soft_identifier
-from compaction_guard.detectors.lexical.lexicon import CONDITIONALS, GENERIC, ONLY_WORDS
+from compaction_guard.detectors.lexical.lexicon import ANAPHORS, CONDITIONALS, GENERIC, ONLY_WORDS
 from compaction_guard.detectors.lexical.modality import NEGATIVE, STRONG, Modality
 from compaction_guard.normalize import stem
 
@@ -73,6 +73,9 @@ def others_banned(ctx: Context) -> bool:
             continue
         # The noun right after "other" names the kind of alternative ("other vendors").
         named = {i + 1 for i in tokens if win.tokens[i] in ONLY_WORDS or win.mark_at[i] >= 0}
+        # "outside that window", "other than those hours": the anaphor's noun is the rule's
+        # own range, named in the clause before.
+        named |= {i + 1 for i in named if i < len(win.tokens) and win.tokens[i] in ANAPHORS}
         keys = {win.keys[i] for i in tokens if i not in named} - {None}
         if all(k in ctx.part.family or k in GENERIC for k in keys):
             return True

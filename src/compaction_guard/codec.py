@@ -15,13 +15,9 @@ from compaction_guard._codec_shapes import (
     ACCEPTED,
     USER_ROLES,
     Tally,
-    chat_position,
     dict_item,
-    dict_turn,
     hidden_pieces,
     object_item,
-    object_turn,
-    responses_position,
     unrecognised,
 )
 from compaction_guard._wire.formats import (
@@ -37,6 +33,7 @@ from compaction_guard._wire.formats import (
     first_format,
     members,
 )
+from compaction_guard._wire.pairing import chat_position, dict_turn, object_turn, responses_position
 from compaction_guard._wire.sdk_blocks import is_sdk_block, part_type
 from compaction_guard.block import (
     ENTRY_TAG,

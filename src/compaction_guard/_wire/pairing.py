@@ -1,15 +1,16 @@
 """Tool-call pairing: how each wire format groups a call with its results.
 
 One reader per format turns a list into group starts, the items the provider keeps
-(pinned), and the provider-rejected shapes it saw, as (index, kind, text). Read by
-group_trim and the session adapters. See docs/DESIGN.md, "Wire formats".
+(pinned), and the provider-rejected shapes it saw, as (index, kind, text), for group_trim
+and the session adapters; the codec asks where a new message may go without splitting a
+call from its result. See docs/DESIGN.md, "Wire formats".
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from compaction_guard._wire.formats import (
     ANTHROPIC,
@@ -25,6 +26,9 @@ from compaction_guard._wire.formats import (
 )
 from compaction_guard._wire.sdk_blocks import as_param
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 __all__ = [
     "CALL_WITHOUT_RESULT",
     "DUPLICATE_CALL_ID",
@@ -32,8 +36,13 @@ __all__ = [
     "REASONING_WITHOUT_ITEM",
     "RESULT_NOT_FIRST",
     "Problem",
+    "Turn",
     "Walk",
+    "chat_position",
+    "dict_turn",
+    "object_turn",
     "read_groups",
+    "responses_position",
 ]
 
 ORPHAN_RESULT: Final = "orphan_result"
@@ -324,3 +333,75 @@ def _orphan_text(index: int, what: str, call_id: Any) -> str:
 
 def _dup(index: int, call_id: Any, what: str) -> Problem:
     return (index, DUPLICATE_CALL_ID, f"tool-call id {call_id!r} at index {index} {what}")
+
+
+# --- where a new message may go: never between a call and its result ----------------
+
+Turn = tuple[object, tuple[str, ...], str]
+"""A message's role, the ids of the calls it makes, and the id of the call it answers."""
+
+
+def dict_turn(item: Any) -> Turn:
+    """Return (role, ids of the calls it makes, id of the call it answers) for a chat dict."""
+    role = item.get("role")
+    calls = tuple(
+        str(call.get("id")) for call in item.get("tool_calls") or () if isinstance(call, dict)
+    )
+    legacy = item.get("function_call")
+    if isinstance(legacy, dict):
+        calls = (*calls, str(legacy.get("name")))
+    answer = item.get("tool_call_id") if role == "tool" else item.get("name")
+    return role, calls, str(answer)
+
+
+def object_turn(item: Any) -> Turn:
+    """Return (role, call ids, answered id) for a message object such as LangChain's."""
+    role = getattr(item, "role", None)
+    if not isinstance(role, str):
+        role = getattr(item, "type", None)
+    raw_calls = getattr(item, "tool_calls", None)
+    calls = tuple(
+        str(call.get("id") if isinstance(call, dict) else getattr(call, "id", None))
+        for call in (raw_calls if isinstance(raw_calls, list) else ())
+    )
+    return role, calls, str(getattr(item, "tool_call_id", None))
+
+
+def chat_position(items: Sequence[Any], turn: Callable[[Any], Turn]) -> int:
+    """Return where a new user message goes: the end, or before an unanswered call group."""
+    start, answered = len(items), set()
+    while start > 0:
+        role, _, answer = turn(items[start - 1])
+        if role not in TOOL_ROLES:
+            break
+        answered.add(answer)
+        start -= 1
+    if start > 0:
+        _, calls, _ = turn(items[start - 1])
+        if calls and not answered.issuperset(calls):
+            return start - 1
+    return len(items)
+
+
+def responses_position(items: Sequence[Any]) -> int:
+    """Return where a new message goes: never inside a call/output pair, never after reasoning."""
+    start = len(items)
+    while start > 0 and items[start - 1].get("type", "message") != "message":
+        start -= 1
+    tail = items[start:]
+    # A client-side call (`*_call` with a call_id) is answered by a `*_output` item with
+    # the same call_id; an MCP approval request by a response naming its id.
+    answered = {item.get("call_id") for item in tail if item["type"].endswith("_output")}
+    answered |= {
+        item.get("approval_request_id") for item in tail if item["type"] == "mcp_approval_response"
+    }
+    for item in tail:
+        kind = item["type"]
+        if (kind.endswith("_call") and "call_id" in item and item["call_id"] not in answered) or (
+            kind == "mcp_approval_request" and item.get("id") not in answered
+        ):
+            return start
+    end = len(items)
+    while end > start and items[end - 1]["type"] == "reasoning":
+        end -= 1
+    return end

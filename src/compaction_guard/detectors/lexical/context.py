@@ -229,7 +229,9 @@ class Context:
         side of the gate each word is on is not checked, so this never certifies.
         """
         part, w = self.part.classes, self.w_classes
-        if self.part.parity != 0 or self.w_parity != 1 or not part[_M.OBLIGE]:
+        # An imperative that orders two acts ("Run the suite before merging") obliges too.
+        ordered = not +part and not _PRECEDENCE.isdisjoint(self.part.analysis.tokens)
+        if self.part.parity != 0 or self.w_parity != 1 or not (part[_M.OBLIGE] or ordered):
             return False
         if any(w[m] for m in (_M.OBLIGE, _M.OPTIONAL, _M.ALLOW, _M.LIFT, _M.LIFT_VERB)):
             return False
@@ -286,6 +288,9 @@ class Context:
             evidence=evidence,
             **extra,
         )
+
+
+_PRECEDENCE = frozenset({"before", "first", "prior"})
 
 
 def build_context(part: Part, window: Window, al: Alignment) -> Context:

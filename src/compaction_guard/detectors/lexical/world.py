@@ -586,7 +586,26 @@ def _permission(r: _Read) -> Departure | None:
     enough = [i for i in permits if tokens[i] in _ENOUGH]
     if enough and r.st.attached and any(_near(r.st, r.mentions, p) for p in enough):
         return _hit("later_permission", Kind.WEAKENED, "a lesser substitute is accepted", r.st)
+    return _value_permitted(r, permits, kind)
+
+
+def _value_permitted(r: _Read, permits: list[int], kind: Kind) -> Departure | None:
+    """Find "Under 40 MB is acceptable" right after "Keep request bodies under 2 MB"."""
+    if not (r.st.attached or r.st.implicit) or _reported(r.st.tokens):
+        return None
+    accepting = [p for p in permits if r.st.tokens[p] in _ACCEPTING]
+    other = [v.start for v in r.st.values if _new_value(r.part, v)]
+    if any(_near(r.st, other, p) for p in accepting):
+        return _hit("later_permission", kind, "another value of the rule is permitted", r.st)
     return None
+
+
+_ACCEPTING = _words("fine ok okay acceptable allowed permitted tolerated")
+
+
+def _reported(tokens: Sequence[str]) -> bool:
+    """Tell whether a statement reports a measurement ("spent $120 so far")."""
+    return any(t in _STATE for t in tokens) or _has_phrase(tokens, (("so", "far"),)) is not None
 
 
 def _banned(part: Part) -> frozenset[str]:
@@ -716,8 +735,7 @@ def _value(r: _Read) -> Departure | None:
     new = [v for v in r.st.values if _new_value(r.part, v)]
     if not new:
         return None
-    reported = any(t in _STATE for t in tokens) or _has_phrase(tokens, (("so", "far"),)) is not None
-    if reported:
+    if _reported(tokens):
         return None
     slots = _slots(r.part)
     # A bare pronoun with a value is a measurement ("it is 190 ms"); a rule noun is the rule.
@@ -733,7 +751,15 @@ def _value(r: _Read) -> Departure | None:
             continue  # "backups older than 400 days": a description, not the rule's value
         if before[-1] in nouns or (tokens[before[-1]] in _TARGETS and "now" in between):
             return _hit("later_value", Kind.MUTATED, f"{value.surface} bound to the rule", r.st)
+    if r.st.implicit and tokens[0] in _CONTINUING:
+        # ", with uploads under 40 MB" continuing the copy: another value of the rule's
+        # dimension may widen or scope it; the tier cannot say which.
+        return _hit("later_value", None, "another value of the rule's dimension", r.st)
     return None
+
+
+# Words that continue a copy's clause rather than start a statement of its own.
+_CONTINUING = _words("with though although but while whereas yet")
 
 
 def _slots(part: Part) -> frozenset[str]:

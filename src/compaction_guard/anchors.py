@@ -29,6 +29,7 @@ from compaction_guard._anchor_units import (
     VERSION,
     WORD_NUMBERS,
     YEAR_MONTH,
+    singular,
 )
 
 if TYPE_CHECKING:
@@ -44,8 +45,10 @@ __all__ = [
     "is_identifier",
     "is_numeric",
     "is_soft_identifier",
+    "period_words",
     "range_pairs",
     "rate_of",
+    "singular",
     "values_equal",
     "with_rate",
 ]
@@ -107,6 +110,14 @@ def range_pairs(tokens: Sequence[str], values: Sequence[Value]) -> list[tuple[Va
         if (len(joint) == 1 and joint[0] in _RANGE_WORDS) or (joint == ("and",) and between):
             pairs.append((low, high))
     return pairs
+
+
+@functools.lru_cache(maxsize=64)
+def period_words(per: str) -> frozenset[str]:
+    """Return the unit words that name a rate's period (`time:86400` is "day", "d")."""
+    return frozenset(
+        name for name, (dimension, factor) in UNITS.items() if f"{dimension}:{factor}" == per
+    )
 
 
 def rate_of(token: str) -> str | None:

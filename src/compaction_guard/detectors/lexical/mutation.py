@@ -6,9 +6,10 @@ outweigh a certified copy) from a mere mention.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from compaction_guard.anchors import are_siblings, comparable, values_equal
+from compaction_guard.anchors import are_siblings, comparable, period_words, singular, values_equal
 from compaction_guard.detectors.lexical.context import (
     MAX_GAP,
     STRONG_COVERAGE,
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from compaction_guard.anchors import Value
     from compaction_guard.detectors.lexical.text import Analysis
 
-__all__ = ["anchor_diff", "changed_identifier", "restates"]
+__all__ = ["anchor_diff", "changed_identifier", "rated_period", "restates"]
 
 _SLOT_REACH = 6
 
@@ -53,7 +54,9 @@ def _changed_value(ctx: Context) -> Reading | None:
         rivals = [
             found
             for found in ctx.region_values
-            if comparable(wanted, found) and not any(values_equal(c, found) for c in c_values)
+            if comparable(wanted, found)
+            and not any(values_equal(c, found) for c in c_values)
+            and not rated_period(ctx, wanted, found)
         ]
         for found in rivals:
             if loose and not _same_frame(ctx, wanted, found):
@@ -62,6 +65,21 @@ def _changed_value(ctx: Context) -> Reading | None:
             if _slot_aligned(ctx, wanted, found) or (alone and ctx.al.matched_keys >= 2):  # noqa: PLR2004
                 return _mutated(ctx, wanted.surface, found.surface, "value changed")
     return None
+
+
+def rated_period(ctx: Context, wanted: Value, found: Value) -> bool:
+    """Tell whether two values differ only in a rate read from the period the rule names.
+
+    "$1.2k monthly ceiling" for "$1,200 ... this month": the amount is the rule's, and
+    "monthly" reads as "per month" where the rule names the month. That is not a changed
+    value (nor the same one: it never certifies). "$1,200 daily" for "this month" is.
+    """
+    if bool(wanted.per) == bool(found.per):
+        return False
+    if not values_equal(dataclasses.replace(found, per=wanted.per), wanted):
+        return False
+    rated, plain = (found, ctx.part.analysis) if found.per else (wanted, ctx.win)
+    return bool(period_words(rated.per) & {singular(t) for t in plain.tokens})
 
 
 def _same_frame(ctx: Context, wanted: Value, found: Value) -> bool:

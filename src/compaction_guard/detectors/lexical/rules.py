@@ -36,7 +36,11 @@ from compaction_guard.detectors.lexical.lexicon import (
     STOPWORDS,
 )
 from compaction_guard.detectors.lexical.modality import NEGATIVE, STRONG, Modality
-from compaction_guard.detectors.lexical.mutation import anchor_diff, changed_identifier
+from compaction_guard.detectors.lexical.mutation import (
+    anchor_diff,
+    changed_identifier,
+    rated_period,
+)
 from compaction_guard.detectors.lexical.switches import is_on
 from compaction_guard.detectors.lexical.text import canonical, token_key
 from compaction_guard.normalize import stem
@@ -531,7 +535,13 @@ def _absence(ctx: Context) -> Reading:
     # for "... UTC on weekdays", with "UTC" in a later sentence about something else).
     one_swapped = len(missing) == 1 and len(ctx.part.analysis.values) > 1 and _replaced_value(ctx)
     continued = _continued(ctx) and not one_swapped
-    if missing and strong and not _unread_numeral(ctx) and not continued:
+    # "$900 monthly" for "$900 this month": the amount is there, read with the period the
+    # rule names; not a vanished value (nor the same one: it never certifies).
+    rated = all(
+        any(found.per and rated_period(ctx, v, found) for found in ctx.region_values)
+        for v in missing_values(ctx)
+    )
+    if missing and strong and not _unread_numeral(ctx) and not continued and not rated:
         return ctx.reading(
             Kind.MUTATED, "anchor_diff", evidence=evidence | {"why": "value vanished"}
         )

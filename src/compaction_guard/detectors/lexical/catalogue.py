@@ -148,7 +148,7 @@ RULES: tuple[Rule, ...] = (
         "extra_content",
         set(),
         rules._extra_content,
-        "A content word in the rule's clauses that the rule lacks is a qualifier, and so is a light noun fastened before a rule noun ('session tokens').",
+        "A content word in the rule's clauses that the rule lacks is a qualifier, and so is a light or generic noun fastened before a rule noun ('session tokens', 'database backups').",
         "paraphrased/para2_d_job_stop_hours_words",
     ),
     _r(

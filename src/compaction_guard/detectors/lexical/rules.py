@@ -34,6 +34,7 @@ from compaction_guard.detectors.lexical.lexicon import (
     RELATIONS,
     REPORTING,
     STOPWORDS,
+    concept,
 )
 from compaction_guard.detectors.lexical.modality import NEGATIVE, STRONG, Modality
 from compaction_guard.detectors.lexical.mutation import (
@@ -42,7 +43,7 @@ from compaction_guard.detectors.lexical.mutation import (
     rated_period,
 )
 from compaction_guard.detectors.lexical.switches import is_on
-from compaction_guard.detectors.lexical.text import canonical, token_key
+from compaction_guard.detectors.lexical.text import ID, canonical, token_key
 from compaction_guard.normalize import stem
 from compaction_guard.taxonomy import Kind, Site
 
@@ -391,7 +392,10 @@ def _unshared_words(ctx: Context, span: tuple[int, int] | None) -> list[int]:
             continue
         if key is None or key in ctx.part.family:
             continue
-        extra = not key.startswith("~") and key not in GENERIC
+        # A generic noun says no more than the name it stands by ("orders_prod database"),
+        # but fastened before a rule noun it picks a kind of it ("database backups").
+        generic = key in GENERIC and (key in _WHOLE or not _fastened_to_rule_noun(ctx, index))
+        extra = not key.startswith("~") and not generic
         if extra and ctx.win.clauses[index] in ctx.al.topic_clauses:
             found.append(index)
     return found
@@ -409,12 +413,26 @@ def _light_modifier(ctx: Context, index: int) -> bool:
         return False
     if stem(token) in {stem(t) for t in ctx.part.analysis.tokens}:
         return False
+    return _fastened_to_rule_noun(ctx, index)
+
+
+# Words for the whole of a thing ("total spend"): before a rule noun they narrow nothing.
+_WHOLE = frozenset(concept(stem(word)) for word in ("total", "overall", "entire", "whole"))
+
+
+def _fastened_to_rule_noun(ctx: Context, index: int) -> bool:
+    """Tell whether the word stands right before a matched rule word that is no name.
+
+    Before a name it is the name's kind ("the database orders_prod"), not a modifier.
+    """
+    win = ctx.win
     after = index + 1
     return (
         after < len(win.tokens)
         and win.clauses[after] == win.clauses[index]
         and after in ctx.al.matches.values()
-        and not (win.keys[after] or "~").startswith("~")
+        and not (win.keys[after] or "~").startswith(("~", ID))
+        and not is_name(win.tokens[after])
     )
 
 

@@ -10,7 +10,8 @@ and the word is fastened to no rule word as its modifier:
   threshold"): the value already fixes the quantity, the noun names its kind ("in that
   window" is not one: the anaphor may point at another span, which would narrow the rule);
 - an adverb of sequence that closes its clause ("approved by a manager first"): it
-  places the rule's act before the act it guards, which the rule already requires;
+  places the rule's act before the act it guards, which the rule already requires, unless
+  a later act stands ahead of it ("refund, then get approval first");
 - a verb of inclusion where the rule says "without" ("every DELETE must include a
   WHERE clause" for "never run DELETE without a WHERE clause"): the same requirement
   said from its positive side; polarity is still compared by the force guard.
@@ -47,6 +48,9 @@ _MEASURE_NOUNS = frozenset(
 )
 # Adverbs that put the rule's act first; "at first" (initially) frames the past instead.
 _SEQUENCE = frozenset({"first", "beforehand", "upfront", "up-front"})
+# Words that order what follows them after something else: ahead of a sequence adverb they
+# place the rule's act second, so "first" no longer restates the rule's "before".
+_LATER = frozenset({"then", "later", "afterwards", "afterward", "subsequently", "next", "after"})
 _INCLUDE = frozenset({concept(stem("include")), concept(stem("contain"))})
 
 
@@ -91,6 +95,8 @@ def _sequence_adverb(ctx: Context, index: int) -> bool:
         return False
     if index > 0 and win.tokens[index - 1] == "at":
         return False  # "at first" is "initially": a framing in the past
+    if any(token in _LATER for token in win.tokens[:index]):
+        return False  # "refund, then get approval first": the approval comes second
     after = index + 1
     return after >= len(win.tokens) or win.clauses[after] != win.clauses[index]
 

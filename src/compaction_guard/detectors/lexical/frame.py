@@ -149,16 +149,25 @@ def _names_a_rulebook(words: _Words, start: int, head: int) -> bool:
 
     "Guideline:" alone reframes the rule as a wish; a rulebook noun qualified by the
     thing it governs names a document, as "Interview policy:" would, and says nothing
-    about the force of the rules under it.
+    about the force of the rules under it. A qualifier shaped as an adjective or participle
+    ("Abandoned", "Hypothetical", "Possible guidelines:") says what standing the rules have,
+    not what they govern, so the label stays a wish.
     """
     if words.tokens[head] not in _RULEBOOK or head == start:
         return False
     before = head - 1
     word = words.tokens[before]
-    return words.mark_at[before] < 0 and word not in STOPWORDS and word.isalpha()
+    return (
+        words.mark_at[before] < 0
+        and word not in STOPWORDS
+        and word.isalpha()
+        and not word.endswith(_ADJECTIVE_ENDINGS)
+    )
 
 
 _RULEBOOK = frozenset({"guidelines", "guideline"})
+# Endings of adjectives and participles: a qualifier ending so describes the rulebook.
+_ADJECTIVE_ENDINGS = ("ed", "al", "ible", "able", "ive", "ous", "ic", "ful", "less", "ish")
 
 
 def _undone(words: _Words, start: int, end: int) -> bool:

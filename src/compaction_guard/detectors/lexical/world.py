@@ -8,9 +8,8 @@ docs/DESIGN.md, "Closed-world certification" (promise 6a).
 
 from __future__ import annotations
 
-import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from compaction_guard.anchors import comparable, extract_values, values_equal
@@ -59,6 +58,17 @@ class Statement:
     attached: bool
     implicit: bool = False
     clauses: tuple[int, ...] = ()
+    # Worked out once per statement, not once per constraint that reads it: the distinct
+    # tokens (one set test tells a reader its trigger words are absent), each token's stem,
+    # and whether any token could be an undone verb ("unpinned").
+    words: frozenset[str] = field(init=False, repr=False, compare=False)
+    stems: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    undoing: bool = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "words", frozenset(self.tokens))
+        object.__setattr__(self, "stems", tuple(stem(t) for t in self.tokens))
+        object.__setattr__(self, "undoing", any(w.startswith("un") for w in self.words))
 
 
 def _phrases(text: str) -> tuple[tuple[str, ...], ...]:
@@ -153,6 +163,7 @@ _EXCEPT_PHRASES = _phrases(
     save for
     """,
 )
+_EXCEPT_OPENERS = _EXCEPT | {phrase[0] for phrase in _EXCEPT_PHRASES}
 _SCOPE_PHRASES = _phrases(
     """
     applies only
@@ -184,6 +195,7 @@ _SUPERSEDE_PHRASES = _phrases(
     """,
 )
 _SUPERSEDE = _words("previously initially originally formerly")
+_SUPERSEDE_OPENERS = _SUPERSEDE | {phrase[0] for phrase in _SUPERSEDE_PHRASES}
 # A clause about a measurement: a value there reports the world, not the rule.
 _STATE = _words(
     """
@@ -248,7 +260,13 @@ _IRREGULAR_UN = {"froze": "freez", "frozen": "freez"}
 
 def _has_phrase(tokens: Sequence[str], phrases: tuple[tuple[str, ...], ...]) -> int | None:
     """Return where the earliest of `phrases` starts in `tokens`, or None."""
-    firsts = _firsts(phrases)
+    entry = _FIRSTS.get(id(phrases))
+    if entry is None or entry[0] is not phrases:
+        entry = (phrases, _firsts(phrases))
+        if len(_FIRSTS) >= _FIRSTS_LIMIT:
+            _FIRSTS.clear()
+        _FIRSTS[id(phrases)] = entry
+    firsts = entry[1]
     if firsts.keys().isdisjoint(tokens):
         return None  # most statements hold no phrase's first word: one set test says so
     for start, token in enumerate(tokens):
@@ -258,7 +276,12 @@ def _has_phrase(tokens: Sequence[str], phrases: tuple[tuple[str, ...], ...]) -> 
     return None
 
 
-@functools.lru_cache(maxsize=64)
+# Phrase tables by identity: hashing a table of tuples on every statement read cost more than
+# the search. The entry keeps its table, so a reused id() never answers for another table.
+_FIRSTS: dict[int, tuple[tuple[tuple[str, ...], ...], dict[str, tuple[tuple[str, ...], ...]]]] = {}
+_FIRSTS_LIMIT = 256
+
+
 def _firsts(phrases: tuple[tuple[str, ...], ...]) -> dict[str, tuple[tuple[str, ...], ...]]:
     found: dict[str, list[tuple[str, ...]]] = {}
     for phrase in phrases:
@@ -324,21 +347,24 @@ def _subjects(part: Part, statement: Statement) -> tuple[list[int], list[int]]:
     rule's own content words or identifiers.
     """
     own, heads = _part_words(part)
-    tokens = statement.tokens
+    tokens, stems = statement.tokens, statement.stems
     refs: list[int] = []
-    mentions: list[int] = []
-    bound = statement.attached and _bound_named(part, statement)
-    for position, token in enumerate(tokens):
-        word = stem(token)
-        previous = tokens[position - 1] if position else ""
-        named = word in own or (bound and word in _BOUND_NOUNS and _bare_noun(tokens, position))
-        if (word in RULE_NOUNS and _names_this_rule(previous, own, own=named)) or (
-            token in _POINTERS and statement.attached and _stands_alone(tokens, position)
-        ):
-            refs.append(position)
-        if word in heads:
-            mentions.append(position)
-    return refs, mentions
+    pointing = statement.attached and not _POINTERS.isdisjoint(statement.words)
+    # Most statements hold no rule noun and no pointer: two set tests spare the walk.
+    if pointing or not RULE_NOUNS.isdisjoint(stems):
+        bound = statement.attached and _bound_named(part, statement)
+        for position, word in enumerate(stems):
+            previous = tokens[position - 1] if position else ""
+            named = word in own or (
+                bound and word in _BOUND_NOUNS and _bare_noun(tokens, position)
+            )
+            if (word in RULE_NOUNS and _names_this_rule(previous, own, own=named)) or (
+                pointing and tokens[position] in _POINTERS and _stands_alone(tokens, position)
+            ):
+                refs.append(position)
+    if heads.isdisjoint(stems):
+        return refs, []
+    return refs, [position for position, word in enumerate(stems) if word in heads]
 
 
 def _bound_named(part: Part, statement: Statement) -> bool:
@@ -471,7 +497,7 @@ def departure_in_clause(part: Part, statement: Statement) -> Departure | None:
     if not tokens:
         return None
     refs, mentions = _subjects(part, statement)
-    read = _Read(part, statement, refs, mentions, _part_stems(part), frozenset(tokens))
+    read = _Read(part, statement, refs, mentions, _part_stems(part), statement.words)
     readers = (
         _lift,
         _unverb,
@@ -492,7 +518,7 @@ def departure_in_clause(part: Part, statement: Statement) -> Departure | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: one is made per statement read, and frozen init is slow
 class _Read:
     """One statement with its references to the rule found: what every reader needs."""
 
@@ -511,6 +537,8 @@ def _hit(rule: str, kind: Kind | None, why: str, statement: Statement) -> Depart
 
 
 def _lift(r: _Read) -> Departure | None:
+    if not (r.refs or r.st.implicit):
+        return None  # a lift must name the rule or sit right after its copy
     tokens = r.st.tokens
     lifts = () if _LIFT.isdisjoint(r.words) else enumerate(tokens)
     for position, token in lifts:
@@ -528,7 +556,7 @@ def _lift(r: _Read) -> Departure | None:
 
 def _unverb(r: _Read) -> Departure | None:
     """Find the rule's own verb undone ("the user unpinned numpy" for "Pin numpy")."""
-    if not any(word.startswith("un") for word in r.words):
+    if not r.st.undoing:
         return None
     for position, token in enumerate(r.st.tokens):
         match = _UN.match(token)
@@ -544,8 +572,10 @@ def _unverb(r: _Read) -> Departure | None:
 
 def _supersede(r: _Read) -> Departure | None:
     tokens = r.st.tokens
+    if not (r.refs or r.st.implicit or (r.st.attached and tokens[0] in _SUPERSEDE_OPENERS)):
+        return None  # nothing names the rule, and no past marker opens the statement
     at = _has_phrase(tokens, _SUPERSEDE_PHRASES)
-    if at is None:
+    if at is None and not _SUPERSEDE.isdisjoint(r.words):
         at = next((i for i, t in enumerate(tokens) if t in _SUPERSEDE), None)
     if at is not None and (_near(r.st, r.refs, at) or r.st.implicit or (r.st.attached and at == 0)):
         return _hit("superseded", Kind.CONTRADICTED, "the rule is said to belong to the past", r.st)
@@ -674,6 +704,8 @@ def _extension(r: _Read) -> Departure | None:
 
 def _exception(r: _Read) -> Departure | None:
     tokens = r.st.tokens
+    if not (r.refs or r.st.implicit or (r.st.attached and tokens[0] in _EXCEPT_OPENERS)):
+        return None  # nothing names the rule, and no exception opens the statement
     at = next((i for i, t in enumerate(tokens) if t in _EXCEPT), None)
     if at is None:
         at = _has_phrase(tokens, _EXCEPT_PHRASES)
@@ -687,8 +719,10 @@ def _exception(r: _Read) -> Departure | None:
 def _scope(r: _Read) -> Departure | None:
     if "only" in r.part.analysis.tokens:
         return None  # the rule's own "only" restated is not a narrower scope
-    at = _has_phrase(r.st.tokens, _SCOPE_PHRASES)
     pointers = [i for i in r.refs if r.st.tokens[i] in _POINTERS]
+    if not (pointers or r.st.implicit):
+        return None
+    at = _has_phrase(r.st.tokens, _SCOPE_PHRASES)
     if at is not None and (_near(r.st, pointers, at) or r.st.implicit):
         return _hit("later_scope", Kind.WEAKENED, "the rule is narrowed to some cases", r.st)
     return None
@@ -942,7 +976,7 @@ def closed_world(part: Part, index: ViewIndex, certs: Sequence[Reading]) -> Depa
     skip = frozenset(sid for cert in certs for sid in cert.sids)
     unnamed: Departure | None = None
     for sid, attached in topic_sentences(part, index, skip):
-        if not _may_depart(index.sentences[sid].analysed()):
+        if not _may_depart_at(index, sid):
             continue
         # A cell of the copy's table row, or a bracketed remark right after it on its line,
         # speaks about the copy without naming it: "| lifted |", "(retired last sprint)".
@@ -960,6 +994,15 @@ def closed_world(part: Part, index: ViewIndex, certs: Sequence[Reading]) -> Depa
             return found
         unnamed = unnamed or found
     return unnamed
+
+
+def _may_depart_at(index: ViewIndex, sid: int) -> bool:
+    """`_may_depart` of one sentence of the view, worked out once for every constraint."""
+    memo_key = ("may_depart", sid)
+    found = index.memo.get(memo_key)
+    if found is None:
+        found = index.memo[memo_key] = _may_depart(index.sentences[sid].analysed())
+    return found is True
 
 
 def _may_depart(analysis: Analysis) -> bool:

@@ -183,13 +183,17 @@ class ViewIndex:
         for passage in passages:
             folded = mask_emphasis(lexical_form(passage.text))
             cased = passage.text if len(passage.text) == len(folded) else None
+            # Sentences come in order: the line start moves forward with them, so a long
+            # line is not searched back (and sliced) once per sentence on it.
+            line_start, newline = 0, folded.find("\n")
             for start, end in sentence_spans(folded, cased):
                 sid = self._add(folded[start:end], site, passage.tool)
-                line_start = folded.rfind("\n", 0, start) + 1
+                while 0 <= newline < start:
+                    line_start, newline = newline + 1, folded.find("\n", newline + 1)
                 self.sentences[sid].line = self._lines.setdefault(
                     (site, passage.message, line_start), len(self._lines)
                 )
-                self.sentences[sid].lead = _lead(folded[line_start:start])
+                self.sentences[sid].lead = _lead_at(folded, line_start, start)
                 if previous >= 0:
                     self._next[previous] = sid
                     self._previous[sid] = previous
@@ -321,6 +325,17 @@ class ViewIndex:
             self._at[place] = sid
             self._place[sid] = place
         return sid
+
+
+_ALNUM = re.compile(r"[^\W_]")  # what str.isalnum() accepts
+_LEAD_REACH = 64
+
+
+def _lead_at(text: str, line_start: int, start: int) -> str:
+    """`_lead` of the text between a line's start and a sentence on it."""
+    if start - line_start > _LEAD_REACH and _ALNUM.search(text, start - _LEAD_REACH, start):
+        return ""  # words stand before the sentence on its line: it starts mid-line
+    return _lead(text[line_start:start])
 
 
 def _lead(prefix: str) -> str:

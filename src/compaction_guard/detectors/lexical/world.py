@@ -305,6 +305,10 @@ def _expand(
 
 def statement_of(analysis: Analysis, *, attached: bool, implicit: bool = False) -> Statement:
     """Return one analysed sentence as a statement."""
+    if "n't" not in analysis.text:  # tokens are pieces of the text: nothing to split
+        return Statement(
+            analysis.tokens, analysis.values, analysis.text, attached, implicit, analysis.clauses
+        )
     tokens, clauses = _expand(analysis.tokens, analysis.clauses)
     shift = len(tokens) != len(analysis.tokens)
     values = extract_values(tokens) if shift else analysis.values  # contractions move positions

@@ -2,7 +2,10 @@
 
 Prints median milliseconds for detecting every constraint against one fresh view (the
 work `Guard.check()` and `Guard.compact()` hand to the lexical layer), and how that
-time grows with the summary length. Run: `python bench/bench_check.py`.
+time grows with the summary length. The goals (issue 9): 50 constraints against 20 KB
+in at most 20 ms, 1 constraint against 2 MB in at most 150 ms, with every statement on
+each constraint's topic read. Run: `python bench/bench_check.py`, or
+`python bench/run.py check` to rewrite its section of bench/results.md.
 """
 
 from __future__ import annotations
@@ -125,13 +128,30 @@ def retained_view(messages: int, rng: random.Random, invariants: list[Invariant]
 def median_ms(
     detector: LexicalDetector, invariants: list[Invariant], views: list[SummaryView]
 ) -> float:
-    times = []
+    return timed(detector, invariants, views)[0]
+
+
+def timed(
+    detector: LexicalDetector, invariants: list[Invariant], views: list[SummaryView]
+) -> tuple[float, float]:
+    """Return the median wall and CPU milliseconds for every constraint against one view.
+
+    On a shared machine the wall time also counts the time other jobs held the cores; the
+    CPU time of this process is the work itself.
+    """
+    walls, cpus = [], []
     for view in views:
-        start = time.perf_counter()
+        wall, cpu = time.perf_counter(), time.process_time()
         for invariant in invariants:
             detector.detect(invariant, view)
-        times.append((time.perf_counter() - start) * 1000)
-    return statistics.median(times)
+        walls.append((time.perf_counter() - wall) * 1000)
+        cpus.append((time.process_time() - cpu) * 1000)
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def _row(label: str, times: tuple[float, float], goal: str = "") -> str:
+    wall, cpu = times
+    return f"  {label:<27s}{wall:8.2f} ms wall {cpu:8.2f} ms cpu{goal}"
 
 
 def main() -> None:
@@ -142,25 +162,24 @@ def main() -> None:
     median_ms(detector, invariants, [summary_view(2_000, rng, invariants)])
 
     print("lexical tier, 50 constraints, median of", RUNS, "fresh views")
-    summary = median_ms(
-        detector, invariants, [summary_view(20_000, rng, invariants) for _ in range(RUNS)]
-    )
-    print(f"  20 KB summary:             {summary:8.2f} ms   (goal < 20 ms)")
+    views = [summary_view(20_000, rng, invariants) for _ in range(RUNS)]
+    print(_row("20 KB summary:", timed(detector, invariants, views), "   (goal <= 20 ms)"))
     big = [retained_view(2_000, rng, invariants) for _ in range(5)]
     size = sum(len(p.text) for p in big[0].passages)
-    retained = median_ms(detector, invariants, big)
-    print(f"  {size / 1e6:.1f} MB retained, 2,000 msgs: {retained:8.2f} ms")
-    five = median_ms(detector, invariants[:5], big)
-    print(f"  same, 5 constraints:       {five:8.2f} ms")
+    print(_row(f"{size / 1e6:.1f} MB retained, 2,000 msgs:", timed(detector, invariants, big)))
+    print(_row("same, 5 constraints:", timed(detector, invariants[:5], big)))
+    fresh = [retained_view(2_000, rng, invariants) for _ in range(5)]
+    one = timed(detector, invariants[:1], fresh)
+    print(_row("1 constraint, fresh views:", one, "   (goal <= 150 ms)"))
 
     print("growth with summary length (50 constraints):")
     previous = None
     for kilobytes in (5, 20, 80, 320, 1280):
         views = [summary_view(kilobytes * 1000, rng, invariants) for _ in range(5)]
-        elapsed = median_ms(detector, invariants, views)
-        ratio = "" if previous is None else f"  x{elapsed / previous:.2f} for x4 text"
-        print(f"  {kilobytes:5d} KB: {elapsed:8.2f} ms{ratio}")
-        previous = elapsed
+        wall, cpu = timed(detector, invariants, views)
+        ratio = "" if previous is None else f"  x{cpu / previous:.2f} cpu for x4 text"
+        print(f"  {kilobytes:5d} KB: {wall:8.2f} ms wall {cpu:8.2f} ms cpu{ratio}")
+        previous = cpu
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ point back at the rule (an anaphor, a rule noun, the rule's words) and add force
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from compaction_guard.detectors.lexical.frame import WISH
 from compaction_guard.detectors.lexical.lexicon import ANAPHORS, GENERIC, ONLY_WORDS, RULE_NOUNS
@@ -15,10 +15,34 @@ from compaction_guard.detectors.lexical.modality import Modality
 from compaction_guard.normalize import stem
 
 if TYPE_CHECKING:
-    from compaction_guard.detectors.lexical.context import Context
+    from collections.abc import Callable
+
+    from compaction_guard.detectors.lexical.align import Alignment, Part
     from compaction_guard.detectors.lexical.text import Analysis
 
 __all__ = ["POINTED", "SCOPED", "afterthoughts"]
+
+
+
+class _Surrounded(Protocol):
+    @property
+    def surroundings(self) -> Callable[[], tuple[tuple[Analysis, ...], Analysis | None]]: ...
+
+
+class _Facts(Protocol):
+    """What the afterthought reader reads about one part in one window.
+
+    `context.Context` has these members and calls `afterthoughts` with itself; this
+    module names only the protocol, so the dependency runs one way (context imports it).
+    """
+
+    part: Part
+    al: Alignment
+    @property
+    def win(self) -> Analysis: ...
+    @property
+    def window(self) -> _Surrounded: ...
+
 
 _M = Modality
 # Marks an afterthought that points back at the rule but narrows itself to some cases.
@@ -27,7 +51,7 @@ SCOPED = _M.SCOPED
 POINTED = _M.ABSORBED
 
 
-def afterthoughts(ctx: Context) -> list[tuple[Counter[Modality], str]]:
+def afterthoughts(ctx: _Facts) -> list[tuple[Counter[Modality], str]]:
     """Clauses outside the region, and the next sentences, that speak about the rule.
 
     A clause qualifies when it points back (an anaphor, a rule noun or the part's own
@@ -74,7 +98,7 @@ def _heading_marks(heading: Analysis) -> Counter[Modality]:
     return Counter(heading.marks[m].modality for m in set(heading.mark_at) if m >= 0)
 
 
-def _referring_marks(ctx: Context, clause: list[tuple[Analysis, int]]) -> Counter[Modality]:
+def _referring_marks(ctx: _Facts, clause: list[tuple[Analysis, int]]) -> Counter[Modality]:
     """Return the marks of a clause that points back at the rule, or none.
 
     A clause about something else yields none. A clause that names the rule by anaphor but

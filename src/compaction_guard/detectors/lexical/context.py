@@ -22,6 +22,7 @@ from compaction_guard.anchors import (
     range_pairs,
     values_equal,
 )
+from compaction_guard.detectors.lexical import afterthought
 from compaction_guard.detectors.lexical.align import region_marks
 from compaction_guard.detectors.lexical.lexicon import (
     ANTONYMS,
@@ -265,9 +266,6 @@ class Context:
     @functools.cached_property
     def afterthoughts(self) -> list[tuple[Counter[Modality], str]]:
         """Referring clauses around the window (see `afterthought`)."""
-        # Imported here: that module reads Context, so it cannot be imported at the top.
-        from compaction_guard.detectors.lexical import afterthought  # noqa: PLC0415
-
         return afterthought.afterthoughts(self)
 
     def reading(self, kind: Kind | None, rule: str, **extra: Any) -> Reading:

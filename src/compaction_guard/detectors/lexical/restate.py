@@ -7,7 +7,7 @@ sides swapped. `build_context` applies these; see docs/DESIGN.md, "Lexical layer
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from compaction_guard.anchors import is_soft_identifier
 from compaction_guard.detectors.lexical.lexicon import ANAPHORS, CONDITIONALS, GENERIC, ONLY_WORDS
@@ -15,10 +15,10 @@ from compaction_guard.detectors.lexical.modality import NEGATIVE, STRONG, Modali
 from compaction_guard.normalize import stem
 
 if TYPE_CHECKING:
+    from collections import Counter
     from collections.abc import Sequence
 
     from compaction_guard.detectors.lexical.align import Alignment, Part
-    from compaction_guard.detectors.lexical.context import Context
     from compaction_guard.detectors.lexical.text import Analysis
 
 __all__ = [
@@ -32,6 +32,31 @@ __all__ = [
     "swaps",
 ]
 
+
+
+class _Facts(Protocol):
+    """What these readers read about one part in one window.
+
+    `context.Context` has these members and calls the readers with itself; the readers
+    name only this protocol, so the dependency runs one way (context imports restate).
+    A reader that needs another fact of the context adds it here.
+    """
+
+    part: Part
+    al: Alignment
+    @property
+    def win(self) -> Analysis: ...
+    w_classes: Counter[Modality]
+    w_parity: int
+    region_tokens: list[int]
+    @property
+    def region_stems(self) -> frozenset[str]: ...
+    @property
+    def act_swaps(self) -> list[str]: ...
+    @property
+    def relation_swaps(self) -> list[str]: ...
+
+
 _M = Modality
 GATES = frozenset({"until", "till", "unless", "before", "prior"})
 TRIGGERS = GATES | {"when", "whenever", "once", "if"}
@@ -44,7 +69,7 @@ def pieces(token: str) -> tuple[str, ...]:
     return (token,)
 
 
-def others_banned(ctx: Context) -> bool:
+def others_banned(ctx: _Facts) -> bool:
     """Find a clause outside the region that bans every other choice.
 
     "Other vendors are not allowed", "nothing else may be used": it names nothing but
@@ -90,7 +115,7 @@ def _other_place(tokens: Sequence[str], end: int) -> bool:
     return end < len(tokens) and tokens[end] == "else" and tokens[end - 1] == "anywhere"
 
 
-def necessity(ctx: Context) -> bool | None:
+def necessity(ctx: _Facts) -> bool | None:
     """Find "only after", "only once", "only if" in the window: a necessary condition.
 
     Return None when there is none, else whether a condition mark holds it ("only if").
@@ -110,7 +135,7 @@ def necessity(ctx: Context) -> bool | None:
 _NECESSARY = frozenset({"after", "once", "when", "if", "with", "upon", "following", "provided"})
 
 
-def negated_other_bound(ctx: Context) -> bool:
+def negated_other_bound(ctx: _Facts) -> bool:
     """Tell whether the window negates the opposite bound of a plain bound rule.
 
     Only a rule that is a bound and nothing more: "above $200 must escalate" is not
@@ -138,7 +163,7 @@ def added_condition(part: Part, win: Analysis, al: Alignment) -> bool:
 
 
 def swaps(
-    ctx: Context, table: dict[str, frozenset[str]], *, skip_bounds: bool = False
+    ctx: _Facts, table: dict[str, frozenset[str]], *, skip_bounds: bool = False
 ) -> list[str]:
     """Return the words of the part whose opposite (from `table`) the region holds."""
     part = ctx.part.analysis
@@ -167,7 +192,7 @@ def swaps(
     return found
 
 
-def _around(ctx: Context, index: int, relation: frozenset[str] | set[str]) -> str | None:
+def _around(ctx: _Facts, index: int, relation: frozenset[str] | set[str]) -> str | None:
     """Tell how the window places the rule's words around a relation word.
 
     Return "kept" when the words on each side of the rule's relation at `index` sit on

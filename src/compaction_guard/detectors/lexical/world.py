@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from compaction_guard.anchors import comparable, extract_values, values_equal
 from compaction_guard.detectors.lexical.index import lookup_keys
-from compaction_guard.detectors.lexical.lexicon import GENERIC, RULE_NOUNS
+from compaction_guard.detectors.lexical.lexicon import GENERIC, RULE_NOUNS, STOPWORDS
 from compaction_guard.detectors.lexical.modality import NEGATIVE, Modality
 from compaction_guard.detectors.lexical.switches import is_on
 from compaction_guard.detectors.lexical.text import join
@@ -127,7 +127,8 @@ _RELATIVE = _words("doubled tripled quadrupled halved")
 _PERMIT = _words(
     """
     fine ok okay ok'd okayed acceptable allowed permitted tolerated free can may approved
-    authorised authorized greenlit wants wanted requested agreed enough sufficient
+    authorised authorized greenlit wants wanted requested agreed enough sufficient asked
+    granted permission
     suffices suffice
     """,
 )
@@ -461,12 +462,15 @@ def _permits(tokens: Sequence[str]) -> list[int]:
         for i, t in enumerate(tokens)
         if t in _PERMIT
         and not _negated_at(tokens, i)
-        and not (i + 1 < len(tokens) and tokens[i + 1] in _DENIALS)
+        and _DENIALS.isdisjoint(tokens[i + 1 : i + 4])
+        and (t != "asked" or (i + 1 < len(tokens) and tokens[i + 1] in _ASKED_OF_US))
         and not any(w in _EXCLUSIVE for w in tokens[max(0, i - 4) : i])
     ]
 
 
 _EXCLUSIVE = _words("only sole")
+# "asked us to force-push" permits; "asked legal to review it" asks someone else to act.
+_ASKED_OF_US = _words("us me to for that")
 
 
 def _scoped(tokens: Sequence[str], own: frozenset[str] = frozenset()) -> bool:
@@ -482,7 +486,10 @@ def _scoped(tokens: Sequence[str], own: frozenset[str] = frozenset()) -> bool:
         rest = [t for t in tokens[position + 1 : position + 5] if t not in _DETERMINERS]
         if rest and stem(rest[0]) in own:
             continue
-        if tuple(rest[:2]) in _WHOLE_TIME:
+        if tuple(rest[:2]) in _WHOLE_TIME or tuple(tokens[max(0, position - 2) : position]) == (
+            "from",
+            "now",
+        ):
             continue
         return True
     return False
@@ -555,7 +562,51 @@ def _lift(r: _Read) -> Departure | None:
     if at is not None and (_near(r.st, r.refs, at) or r.st.implicit):
         kind = Kind.WEAKENED if _scoped(tokens[at + 2 :], r.own) else Kind.CONTRADICTED
         return _hit("later_lift", kind, "a lifting phrase names the rule", r.st)
-    return None
+    return _unneeded(r)
+
+
+def _unneeded(r: _Read) -> Departure | None:
+    """Find an obligation said to be needed no more by its own subject.
+
+    "Prod migrations no longer need any sign-off", "tests are no longer required before
+    merging": the rule's own words stand next to the lift, with no anaphor needed.
+    """
+    if not _obliges(r.part):
+        return None
+    tokens = r.st.tokens
+    at = _has_phrase(tokens, _UNNEEDED)
+    if at is None or not _near(r.st, r.mentions, at):
+        return None
+    clauses = r.st.clauses
+    rest = [
+        t for i, t in enumerate(tokens) if i > at + 2 and (not clauses or clauses[i] == clauses[at])
+    ]
+    objects = [t for t in rest[:3] if t.isalpha() and t not in STOPWORDS]
+    if objects and rest[0] != "any" and not all(stem(t) in r.own for t in objects):
+        # "no longer need a second approver": another requirement may be the one lifted
+        return _hit("later_lift", None, "an obligation next to the rule is no longer needed", r.st)
+    kind = Kind.WEAKENED if _scoped(rest, r.own) else Kind.CONTRADICTED
+    return _hit("later_lift", kind, "the rule's obligation is no longer needed", r.st)
+
+
+def _obliges(part: Part) -> bool:
+    """Tell whether a part obliges: a must or require word, or a bare imperative."""
+    classes = part.classes
+    return bool(classes[Modality.OBLIGE]) or (not +classes and part.parity == 0)
+
+
+_UNNEEDED = _phrases(
+    """
+    no longer need
+    no longer needs
+    no longer needed
+    no longer require
+    no longer requires
+    no longer required
+    no longer mandatory
+    no longer necessary
+    """,
+)
 
 
 def _unverb(r: _Read) -> Departure | None:

@@ -134,7 +134,7 @@ RULES: tuple[Rule, ...] = (
         "extra_identifier",
         set(),
         rules._extra_identifier,
-        "A name inside the restatement that the rule lacks ('... or /tmp') widens it.",
+        "A name inside the restatement that the rule lacks ('... or /tmp') widens it; a possessive name names the word after it ('bastion-03's agent').",
         "weakened/issue_9_alternative_inside_paraphrase",
     ),
     _r(

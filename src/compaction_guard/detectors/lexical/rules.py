@@ -325,8 +325,13 @@ def _extra_identifier(ctx: Context, _span: tuple[int, int] | None) -> str | None
     matched = sorted(ctx.al.matches.values())
     if not matched:
         return None
+    positions = set(matched)
     for index in range(matched[0], matched[-1] + 1):
         token = ctx.win.tokens[index]
+        if token.endswith("'s") and index in positions and index + 1 not in positions:
+            # "bastion-03's agent" is not bastion-03: the possessive names what follows
+            # it, which must be the rule's own word ("NDA-2291's contents").
+            return f"{token!r} names something of the rule's name"
         if is_identifier(token) and token not in own and index not in ctx.al.covered:
             key = ctx.win.keys[index]
             if key is None or key not in ctx.part.family:

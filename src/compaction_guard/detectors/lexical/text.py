@@ -91,7 +91,9 @@ def token_key(token: str) -> str | None:
     if token in STOPWORDS:
         return None
     if is_identifier(token):
-        return ID + token
+        # "NDA-2291's contents": the possessive names the same thing.
+        base = token.removesuffix("'s")
+        return ID + (base if base != token and is_identifier(base) else token)
     if is_soft_identifier(token):
         head, _, last = token.rpartition("-")
         return concept(f"{head}-{stem(last)}")

@@ -549,7 +549,9 @@ def _hit(rule: str, kind: Kind | None, why: str, statement: Statement) -> Depart
 
 def _lift(r: _Read) -> Departure | None:
     if not (r.refs or r.st.implicit):
-        return None  # a lift must name the rule or sit right after its copy
+        # A lift must name the rule or sit right after its copy, unless the rule's own
+        # subject needs nothing any more.
+        return _unneeded(r) if r.mentions else None
     tokens = r.st.tokens
     lifts = () if _LIFT.isdisjoint(r.words) else enumerate(tokens)
     for position, token in lifts:

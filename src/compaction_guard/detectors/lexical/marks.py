@@ -175,15 +175,24 @@ def _moving_bounds(marks: list[Mark]) -> list[Mark]:
 
 
 def _bounded_limits(tokens: Sequence[str], marks: list[Mark]) -> list[Mark]:
-    """Read "limited to $8,000" as an upper bound; "limited to admins" stays exclusive."""
-    return [
-        Mark(_M.MAX, mark.start, mark.end)
-        if mark.modality is _M.ONLY
-        and tokens[mark.start] in {"limited", "restricted", "confined"}
-        and value_follows(tokens, mark.end)
-        else mark
-        for mark in marks
-    ]
+    """Read "limited to $8,000" as an upper bound; "limited to admins" stays exclusive.
+
+    A value with a bound of its own ("limited to at least 300 words", "confined to over
+    5,000 rows") is bounded by that phrase alone: the limit word is absorbed and adds no
+    cap, so a floor written after it is never read as the rule's ceiling.
+    """
+    bounded = {mark.start for mark in marks if mark.modality in (_M.MAX, _M.MIN)}
+    result = []
+    for mark in marks:
+        if (
+            mark.modality is _M.ONLY
+            and tokens[mark.start] in {"limited", "restricted", "confined"}
+            and value_follows(tokens, mark.end)
+        ):
+            modality = _M.ABSORBED if mark.end in bounded else _M.MAX
+            mark = Mark(modality, mark.start, mark.end)  # noqa: PLW2901
+        result.append(mark)
+    return result
 
 
 def _negated_permissions(marks: list[Mark]) -> list[Mark]:

@@ -149,7 +149,9 @@ def values_equal(left: Value, right: Value) -> bool:
 
     A plain number equals a money, percent or quantity value with the same written
     amount (`500` and `$500`); two stated units must agree. Counts ignore the counted
-    noun (`3 retries`, `3 times`).
+    noun (`3 retries`, `3 times`). A unit of measure (time, data, length, mass,
+    temperature) is never supplied to a plain number: "users under 13" and "13 months"
+    may mean different ages, so the tier cannot say they are one value.
     """
     if left.kind == "number" and right.kind == "number":
         return left.amount == right.amount and left.per == right.per
@@ -158,7 +160,9 @@ def values_equal(left: Value, right: Value) -> bool:
         if other.dimension == "rate" and other.unit in RATES:
             # "60 requests per minute" is "60 rpm"
             return plain.per == _rate_per(other.unit) and plain.amount == other.amount
-        return not plain.unit and not plain.per and plain.amount == other.raw
+        # "under 13" leaves its unit implicit: "13 months" may not be it
+        implicit = other.dimension not in _MEASURED
+        return implicit and not plain.unit and not plain.per and plain.amount == other.raw
     if len(left.ends) == len(right.ends) == 2:  # noqa: PLR2004 - two ranges: end by end
         return all(values_equal(a, b) for a, b in zip(left.ends, right.ends, strict=True))
     if left.kind == "date" == right.kind and {left.unit, right.unit} == {"md", "ymd"}:
@@ -171,6 +175,7 @@ def values_equal(left: Value, right: Value) -> bool:
 
 
 _UNIT_KINDS = {"money", "version", "unit"}
+_MEASURED = frozenset({"time", "data", "length", "mass", "temperature"})
 
 
 def _rate_per(rate: str) -> str:

@@ -284,3 +284,24 @@ def test_range_pairs_finds_a_range_written_as_two_values(text: str, count: int) 
 def test_us_dollars_standing_alone_is_the_currency_usd() -> None:
     assert values_equal(one("in US dollars"), one("in USD"))
     assert not values(" in Canadian dollars")
+
+
+def test_a_bare_first_end_takes_the_unit_of_the_second() -> None:
+    low, high = values("between 2 and 8 degrees Celsius")
+    assert values_equal(low, one("2°C"))
+    assert values_equal(high, one("8°C"))
+
+
+@pytest.mark.parametrize(
+    ("text", "low"),
+    [("between two and four in the morning", "02:00"), ("from 1 to 3 pm", "13:00")],
+)
+def test_a_half_of_the_day_is_shared_by_hours_that_run_forward(text: str, low: str) -> None:
+    first, _ = values(text)
+    assert values_equal(first, one(low))
+
+
+def test_a_half_of_the_day_is_not_shared_backwards() -> None:
+    first, second = values("from 9 to 5 pm")  # 21:00 would run backwards: 9 stays bare
+    assert first.kind == "number"
+    assert values_equal(second, one("17:00"))

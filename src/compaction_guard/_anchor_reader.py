@@ -103,6 +103,16 @@ _TENS = {word: n for word, n in WORD_NUMBERS.items() if n % 10 == 0 and 20 <= n 
 _UNITS_DIGITS = {word: n for word, n in WORD_NUMBERS.items() if 1 <= n <= 9}  # noqa: PLR2004
 
 
+# "Four in the morning" is 04:00, "six in the evening" 18:00.
+_DAY_PARTS = {"morning": "am", "afternoon": "pm", "evening": "pm"}
+
+
+def _bare_hour(word: str) -> int | None:
+    """Return the hour a bare number of a clock face states ("4", "four"), or None."""
+    hour = int(word) if word.isdigit() else WORD_NUMBERS.get(word)
+    return hour if hour is not None and 1 <= hour <= 12 else None  # noqa: PLR2004
+
+
 def _hours_in_order(left: str, right: str) -> bool:
     """Tell whether two bare hours of one half of the day run forward ("2-4", not "11-1")."""
     return left.isdigit() and right.isdigit() and 1 <= int(left) < int(right) <= 12  # noqa: PLR2004
@@ -183,13 +193,13 @@ class _Reader:
         return self.make("weekday", dimension, "", Fraction(index), self.i + 1)
 
     def clock(self) -> Value | None:
-        word, nxt, end = self.word, self.at(self.i + 1), self.i + 1
+        word, end = self.word, self.i + 1
         if match := CLOCK.match(word):
             hour, minute, half = int(match.group(1)), int(match.group(2)), match.group(3)
         elif match := HOUR.match(word):
             hour, minute, half = int(match.group(1)), 0, match.group(2)
-        elif word.isdigit() and nxt in {"am", "pm", "a.m", "p.m"} and int(word) <= 12:  # noqa: PLR2004
-            hour, minute, half, end = int(word), 0, nxt[0] + "m", end + 1
+        elif (bare := _bare_hour(word)) is not None and (said := self.half_of_day(end)):
+            hour, minute, (half, end) = bare, 0, said
         elif word in {"noon", "midday", "midnight"}:
             hour, minute, half = (0 if word == "midnight" else 12), 0, None
         else:
@@ -199,6 +209,16 @@ class _Reader:
         if hour > 24 or minute > 59:  # noqa: PLR2004
             return None
         return self.make("time", "clock", "", Fraction(hour * 60 + minute), end)
+
+    def half_of_day(self, i: int) -> tuple[str, int] | None:
+        """Read "am", "p.m", "in the morning", "in the evening" at tokens[i]: (half, end)."""
+        word = self.at(i)
+        if word in {"am", "pm", "a.m", "p.m"}:
+            return word[0] + "m", i + 1
+        if word == "in" and self.at(i + 1) == "the":
+            half = _DAY_PARTS.get(self.at(i + 2))
+            return (half, i + 3) if half else None
+        return None
 
     def version(self) -> Value | None:
         if IP.match(self.word) or not VERSION.match(self.word):
@@ -435,12 +455,19 @@ class _Reader:
         second = value_at([right], 0) if right else None
         if first is None or second is None:
             return None
-        unit = self.at(end)
-        if first.kind == second.kind == "number" and not first.unit and not second.unit and unit:
-            # "2-8 °C", "10-20 GB": the unit after the range measures both ends.
-            left_unit, right_unit = value_at([left, unit], 0), value_at([right, unit], 0)
-            if left_unit is not None and right_unit is not None and left_unit.end == 2:  # noqa: PLR2004
-                first, second, end = left_unit, right_unit, end + 1
+        if first.kind == second.kind == "number" and not first.unit and not second.unit:
+            # "2-8 °C", "10-20 GB", "2-8 degrees Celsius": the unit measures both ends.
+            for width in (3, 2, 1):
+                unit = list(self.tokens[end : end + width])
+                left_unit, right_unit = value_at([left, *unit], 0), value_at([right, *unit], 0)
+                if (
+                    unit
+                    and left_unit is not None
+                    and right_unit is not None
+                    and left_unit.end == right_unit.end == 1 + len(unit)
+                ):
+                    first, second, end = left_unit, right_unit, end + len(unit)
+                    break
         amount = first.amount * 10**6 + second.amount
         value = self.make(first.kind, first.dimension + "-range", first.unit, amount, end)
         return dataclasses.replace(value, ends=(first, second))

@@ -203,7 +203,7 @@ VALUE_WORDS = frozenset(
     | {"am", "pm", "a.m", "p.m", "noon", "midday", "midnight", "per", "inches", "times"}
     | {word for words in REGION_NAMES for word in words}
     | {"half"}
-    | {*TEMPERATURES, "degree", "degrees", "deg"}
+    | {*TEMPERATURES, "degree", "degrees", "deg", "morning", "afternoon", "evening"}
     | INTENSIFIERS,
 )
 

@@ -89,6 +89,10 @@ def extract_values(tokens: Sequence[str]) -> tuple[Value, ...]:
             continue
         found.append(value)
         index = max(value.end, index + 1)
+    for position in range(len(found) - 1):
+        low, high = found[position], found[position + 1]
+        if _joined(tokens, low, high):
+            found[position] = _shared_unit(tokens, low, high)
     return tuple(found)
 
 
@@ -105,11 +109,15 @@ def range_pairs(tokens: Sequence[str], values: Sequence[Value]) -> list[tuple[Va
     for low, high in itertools.pairwise(values):
         if (low.kind, low.dimension) != (high.kind, high.dimension) or low.ends or high.ends:
             continue
-        joint = tuple(tokens[low.end : high.start])
-        between = low.start > 0 and tokens[low.start - 1] == "between"
-        if (len(joint) == 1 and joint[0] in _RANGE_WORDS) or (joint == ("and",) and between):
+        if _joined(tokens, low, high):
             pairs.append((low, high))
     return pairs
+
+
+def _joined(tokens: Sequence[str], low: Value, high: Value) -> bool:
+    joint = tuple(tokens[low.end : high.start])
+    between = low.start > 0 and tokens[low.start - 1] == "between"
+    return (len(joint) == 1 and joint[0] in _RANGE_WORDS) or (joint == ("and",) and between)
 
 
 @functools.lru_cache(maxsize=64)
@@ -118,6 +126,23 @@ def period_words(per: str) -> frozenset[str]:
     return frozenset(
         name for name, (dimension, factor) in UNITS.items() if f"{dimension}:{factor}" == per
     )
+
+
+def _shared_unit(tokens: Sequence[str], low: Value, high: Value) -> Value:
+    """Read a bare first end with the second end's unit: "between 2 and 8 degrees Celsius".
+
+    A clock end takes the other's half of the day only when the hours then run forward
+    ("two and four in the morning"; "9 to 5 pm" stays unread).
+    """
+    unit = tuple(tokens[high.start + 1 : high.end])
+    if low.kind != "number" or low.unit or low.end - low.start != 1 or not unit:
+        return low
+    read = value_at((tokens[low.start], *unit), 0)
+    if read is None or read.end != 1 + len(unit) or read.kind != high.kind:
+        return low
+    if read.kind == "time" and read.amount >= high.amount:
+        return low
+    return dataclasses.replace(read, surface=tokens[low.start], start=low.start, end=low.end)
 
 
 def rate_of(token: str) -> str | None:

@@ -269,7 +269,7 @@ _VALUE_BOUND: dict[Modality, tuple[str, ...]] = {
     _M.MIN: _phrases(
         """
         over, above, more than, greater than, higher than, exceeds, exceeding, exceed,
-        beyond, >, larger than, longer than
+        beyond, >, larger than, bigger than, longer than
         """,
     ),
     _M.APPROX: _phrases(
@@ -344,9 +344,20 @@ def _match(
 def value_follows(tokens: Sequence[str], start: int) -> bool:
     """Tell whether a number, money or time word follows within three tokens."""
     for token in tokens[start : start + _BOUND_REACH]:
-        if is_numeric(token) or token[0] in "$\u20ac\u00a3\u00a5" or token in _NUMBER_WORDS:
+        if (
+            is_numeric(token)
+            or token[0] in "$\u20ac\u00a3\u00a5"
+            or token in _NUMBER_WORDS
+            or _compound_number(token)
+        ):
             return True
     return False
+
+
+def _compound_number(token: str) -> bool:
+    """Tell whether a hyphenated token is a number in words ("twenty-five", not "one-time")."""
+    tens, _, unit = token.partition("-")
+    return tens in _NUMBER_WORDS and unit in _NUMBER_WORDS
 
 
 _NUMBER_WORDS = frozenset(

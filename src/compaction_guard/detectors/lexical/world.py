@@ -60,15 +60,26 @@ class Statement:
     clauses: tuple[int, ...] = ()
     # Worked out once per statement, not once per constraint that reads it: the distinct
     # tokens (one set test tells a reader its trigger words are absent), each token's stem,
-    # and whether any token could be an undone verb ("unpinned").
+    # and where an actor undoes something ("the user unpinned"): the places an undone verb
+    # can stand.
     words: frozenset[str] = field(init=False, repr=False, compare=False)
     stems: tuple[str, ...] = field(init=False, repr=False, compare=False)
-    undoing: bool = field(init=False, repr=False, compare=False)
+    stem_set: frozenset[str] = field(init=False, repr=False, compare=False)
+    undoing: tuple[int, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "words", frozenset(self.tokens))
-        object.__setattr__(self, "stems", tuple(stem(t) for t in self.tokens))
-        object.__setattr__(self, "undoing", any(w.startswith("un") for w in self.words))
+        tokens = self.tokens
+        object.__setattr__(self, "words", frozenset(tokens))
+        object.__setattr__(self, "stems", tuple(stem(t) for t in tokens))
+        object.__setattr__(self, "stem_set", frozenset(self.stems))
+        undoing: tuple[int, ...] = ()
+        if any(w.startswith("un") for w in self.words):
+            undoing = tuple(
+                i
+                for i in range(1, len(tokens))
+                if _UN.match(tokens[i]) and tokens[i - 1] in _ACTORS
+            )
+        object.__setattr__(self, "undoing", undoing)
 
 
 def _phrases(text: str) -> tuple[tuple[str, ...], ...]:
@@ -356,7 +367,7 @@ def _subjects(part: Part, statement: Statement) -> tuple[list[int], list[int]]:
     refs: list[int] = []
     pointing = statement.attached and not _POINTERS.isdisjoint(statement.words)
     # Most statements hold no rule noun and no pointer: two set tests spare the walk.
-    if pointing or not RULE_NOUNS.isdisjoint(stems):
+    if pointing or not RULE_NOUNS.isdisjoint(statement.stem_set):
         bound = statement.attached and _bound_named(part, statement)
         for position, word in enumerate(stems):
             previous = tokens[position - 1] if position else ""
@@ -367,7 +378,7 @@ def _subjects(part: Part, statement: Statement) -> tuple[list[int], list[int]]:
                 pointing and tokens[position] in _POINTERS and _stands_alone(tokens, position)
             ):
                 refs.append(position)
-    if heads.isdisjoint(stems):
+    if heads.isdisjoint(statement.stem_set):
         return refs, []
     return refs, [position for position, word in enumerate(stems) if word in heads]
 
@@ -509,18 +520,7 @@ def departure_in_clause(part: Part, statement: Statement) -> Departure | None:
         return None
     refs, mentions = _subjects(part, statement)
     read = _Read(part, statement, refs, mentions, _part_stems(part), statement.words)
-    readers = (
-        _lift,
-        _unverb,
-        _supersede,
-        _permission,
-        _extension,
-        _exception,
-        _scope,
-        _change,
-        _value,
-    )
-    for reader in readers:
+    for reader in _READERS:
         found = reader(read)
         if found is not None and is_on(found.rule):
             if found.kind is not None and _hypothetical(tokens):
@@ -613,12 +613,12 @@ _UNNEEDED = _phrases(
 
 def _unverb(r: _Read) -> Departure | None:
     """Find the rule's own verb undone ("the user unpinned numpy" for "Pin numpy")."""
-    if not r.st.undoing:
-        return None
-    for position, token in enumerate(r.st.tokens):
+    # "unsubscribed addresses" names things; "the user unpinned" acts (see Statement)
+    for position in r.st.undoing:
+        token = r.st.tokens[position]
         match = _UN.match(token)
-        if match is None or (position and r.st.tokens[position - 1] not in _ACTORS):
-            continue  # "unsubscribed addresses" names things; "the user unpinned" acts
+        if match is None:
+            continue
         rest = match.group("rest")
         word = _IRREGULAR_UN.get(rest, stem(rest))
         close = len(word) >= _STEM and any(o.startswith(word[:_STEM]) for o in r.own)
@@ -868,6 +868,20 @@ def _slots(part: Part) -> frozenset[str]:
             if analysis.clauses[index] == clause and key is not None and not key.startswith("~"):
                 words.add(stem(analysis.tokens[index]))
     return frozenset(words)
+
+
+# The departure readers, in the order they are asked (the first that finds one decides).
+_READERS = (
+    _lift,
+    _unverb,
+    _supersede,
+    _permission,
+    _extension,
+    _exception,
+    _scope,
+    _change,
+    _value,
+)
 
 
 def framing(  # noqa: PLR0911 (one return per kind of frame)

@@ -625,6 +625,62 @@ def test_inject_responses_goes_before_an_unanswered_call_and_its_reasoning() -> 
     assert result[2:] == context[1:]
 
 
+def test_inject_responses_follows_a_local_shell_pair_whose_output_names_its_call_in_id() -> None:
+    call = {"type": "local_shell_call", "id": "lsc_1", "call_id": "a", "status": "completed"}
+    context = [
+        {"role": "user", "content": "go"},
+        {**call, "action": {"type": "exec", "command": ["ls"], "env": {}}},
+        {"type": "local_shell_call_output", "id": "a", "output": "ok"},
+    ]
+    result = inject(context, BLOCK)
+    assert result[:-1] == context
+    assert _responses_block(result[-1])
+
+
+FUTURE_CALLS: list[list[dict[str, Any]]] = [
+    [  # outputs that name their call in 'id', as local_shell_call_output does
+        {"type": "future_call", "id": "x"},
+        {"type": "future_call", "id": "y"},
+        {"type": "future_call_output", "id": "x", "output": "ok"},
+    ],
+    [  # answered for all a reader can tell, but how a newer type pairs is not known
+        {"type": "future_call", "call_id": "x"},
+        {"type": "future_call_output", "call_id": "x", "output": "ok"},
+    ],
+    [{"type": "future_call", "call_id": "x"}],  # its output is still to come
+]
+
+
+@pytest.mark.parametrize("calls", FUTURE_CALLS)
+def test_inject_responses_never_places_the_block_inside_a_call_of_an_unknown_type(
+    calls: list[dict[str, Any]],
+) -> None:
+    context = [{"role": "user", "content": "go"}, {"type": "reasoning", "id": "r"}, *calls]
+    result = inject(context, BLOCK)
+    assert _responses_block(result[1])
+    assert result[2:] == context[1:]
+
+
+def test_inject_responses_follows_a_server_side_item_of_an_unknown_type() -> None:
+    search = {"type": "future_search_call", "id": "fs_1", "status": "completed"}
+    context = [{"role": "user", "content": "go"}, search]
+    result = inject(context, BLOCK)
+    assert result[:-1] == context
+    assert _responses_block(result[-1])
+
+
+def test_inject_responses_never_splits_a_pair_that_spans_the_last_message() -> None:
+    context = [
+        {"type": "function_call", "call_id": "a", "name": "f", "arguments": "{}"},
+        {"role": "user", "content": "meanwhile"},
+        {"type": "function_call_output", "call_id": "a", "output": "ra"},
+        {"type": "function_call", "call_id": "b", "name": "f", "arguments": "{}"},
+    ]
+    result = inject(context, BLOCK)
+    assert _responses_block(result[0])
+    assert result[1:] == context
+
+
 def test_inject_responses_does_not_follow_a_trailing_reasoning_item() -> None:
     context = [{"role": "user", "content": "go"}, {"type": "reasoning", "id": "r", "summary": []}]
     result = inject(context, BLOCK)

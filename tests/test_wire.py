@@ -133,3 +133,55 @@ def test_codec_refuses_an_unknown_responses_item_and_group_trim_keeps_it() -> No
 )
 def test_provider_items_are_never_editable(kind: str, *, provider: bool) -> None:
     assert is_provider_item(kind) is provider
+
+
+def _future(kind: str, call: str) -> dict[str, Any]:
+    return {"type": f"future_{kind}", "id": call, "output": "ok"}
+
+
+def test_calls_of_an_unknown_type_group_with_the_outputs_after_them() -> None:
+    user = {"role": "user", "content": "q"}
+    calls = [_future("call", "x"), _future("call", "y")]
+    outputs = [_future("call_output", "y"), _future("call_output", "x")]
+    items = [user, *calls, outputs[0], {"type": "reasoning", "id": "r"}, outputs[1], user]
+    walk = read_groups(items, RESPONSES)
+    assert walk.starts == [0, 1, 6]
+    assert walk.open == (1,)
+    assert walk.problems == []
+
+
+def test_an_unknown_call_after_outputs_starts_a_new_group() -> None:
+    user = {"role": "user", "content": "q"}
+    first = [_future("call", "x"), _future("call_output", "x")]
+    second = [_future("call", "y"), _future("call_output", "y")]
+    assert read_groups([user, *first, *second, user], RESPONSES).starts == [0, 1, 3, 5]
+
+
+def test_a_server_side_item_of_an_unknown_type_is_its_own_group_and_settled() -> None:
+    user = {"role": "user", "content": "q"}
+    search = {"type": "future_search_call", "id": "fs", "status": "completed"}
+    items = [user, search, user, _future("call", "x"), _future("call_output", "x")]
+    walk = read_groups(items, RESPONSES)
+    assert walk.starts == [0, 1, 2, 3]
+    assert walk.open == (3,)
+
+
+def test_open_names_calls_still_waiting_for_their_answer() -> None:
+    call = {"type": "function_call", "call_id": "a", "name": "f", "arguments": "{}"}
+    answered = {"type": "local_shell_call", "call_id": "b"}
+    output = {"type": "local_shell_call_output", "id": "b", "output": "ok"}
+    request = {"type": "mcp_approval_request", "id": "apr", "name": "t", "arguments": "{}"}
+    items = [call, answered, output, request]
+    assert read_groups(items, RESPONSES).open == (0, 3)
+
+
+def test_group_trim_never_keeps_an_unknown_output_without_its_call() -> None:
+    items: list[dict[str, Any]] = [
+        {"role": "user", "content": "0"},
+        _future("call", "x"),
+        _future("call_output", "x"),
+        {"role": "user", "content": "1"},
+        {"role": "user", "content": "2"},
+    ]
+    result = group_trim.compact(items, max_tokens=4, count_tokens=lambda _: 1, keep_tail=1)
+    assert [id(m) for m in result.dropped] == [id(m) for m in items[1:3]]

@@ -114,6 +114,22 @@ def _responses_calls(draw: st.DrawFn, new_id: Callable[[str], str]) -> Unit:
     return calls + outputs
 
 
+FUTURE_CALL = ("future_call", "future_call_output")  # a call type newer than the wire table
+
+
+def _responses_future(draw: st.DrawFn, new_id: Callable[[str], str]) -> Unit:
+    """Parallel calls of an unknown type; the outputs name them in 'id' or in 'call_id'."""
+    field = draw(st.sampled_from(["id", "call_id"]))
+    call_ids = [new_id("future") for _ in range(draw(st.integers(1, 3)))]
+    call_type, output_type = FUTURE_CALL
+    calls = [{"type": call_type, field: i, "arguments": draw(texts)} for i in call_ids]
+    outputs = [
+        {"type": output_type, field: i, "output": draw(texts)}
+        for i in draw(st.permutations(call_ids))
+    ]
+    return calls + outputs
+
+
 def _responses_user(draw: st.DrawFn, _new_id: Callable[[str], str]) -> Unit:
     if draw(st.booleans()):
         return [{"role": draw(st.sampled_from(["user", "developer"])), "content": draw(texts)}]
@@ -155,6 +171,7 @@ _RESPONSES_UNITS: list[Callable[[st.DrawFn, Callable[[str], str]], Unit]] = [
     _responses_answer,
     _responses_calls,
     _responses_calls,
+    _responses_future,
     _responses_approval,
     _responses_server,
     _responses_compaction,
@@ -167,7 +184,7 @@ def _responses_unit(draw: st.DrawFn, new_id: Callable[[str], str]) -> Unit:
 
 @st.composite
 def responses_conversations(draw: st.DrawFn) -> list[Message]:
-    """Responses input items: calls of every paired type, reasoning, approvals, compaction."""
+    """Responses input items: calls of every paired type and of an unknown one, reasoning, approvals, compaction."""
     head = [{"role": "developer", "content": draw(texts)}] if draw(st.booleans()) else []
     return _flatten(head, draw(_units(_responses_unit)))
 

@@ -15,7 +15,7 @@ from compaction_guard.group_trim import (
     estimate_tokens,
     validate,
 )
-from tests.property.strategies_trim import conversations
+from tests.property.strategies_trim import FUTURE_CALL, conversations
 
 pytestmark = pytest.mark.property
 
@@ -124,6 +124,17 @@ def test_compact_keeps_the_latest_responses_compaction_item(case: Case) -> None:
     compactions = [m for m in case.messages if m.get("type") == "compaction"]
     if compactions:
         assert any(m is compactions[-1] for m in case.run().messages)
+
+
+def _future_ids(messages: list[Any], kind: str) -> set[Any]:
+    return {m.get("call_id", m.get("id")) for m in messages if m.get("type") == kind}
+
+
+@given(cases())
+def test_compact_keeps_calls_of_an_unknown_type_with_their_outputs(case: Case) -> None:
+    kept = case.run().messages
+    call_type, output_type = FUTURE_CALL
+    assert _future_ids(kept, output_type) == _future_ids(kept, call_type)
 
 
 @given(cases(), st.text(max_size=80))

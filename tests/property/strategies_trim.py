@@ -184,7 +184,7 @@ def _responses_unit(draw: st.DrawFn, new_id: Callable[[str], str]) -> Unit:
 
 @st.composite
 def responses_conversations(draw: st.DrawFn) -> list[Message]:
-    """Responses input items: calls of every paired type and of an unknown one, reasoning, approvals, compaction."""
+    """Responses items: every paired call type and a newer one, reasoning, approvals, compaction."""
     head = [{"role": "developer", "content": draw(texts)}] if draw(st.booleans()) else []
     return _flatten(head, draw(_units(_responses_unit)))
 

@@ -22,11 +22,13 @@ __all__ = [
     "ANY",
     "CALL_FIELDS",
     "CALL_OF",
+    "CALL_SUFFIX",
     "CHAT",
     "COMPACTION",
     "FORMATS",
     "INPUT_SIDE_ITEMS",
     "OUTPUT_OF",
+    "OUTPUT_SUFFIX",
     "RESPONSES",
     "RESPONSES_TEXT_FIELDS",
     "ROLE_FORMATS",
@@ -145,13 +147,16 @@ OUTPUT_OF: Final = {
 }
 """Responses call items and the output item that answers each, paired by call_id."""
 CALL_OF: Final = {output: call for call, output in OUTPUT_OF.items()}
+CALL_SUFFIX: Final = "_call"
+OUTPUT_SUFFIX: Final = "_output"
+"""How call and output item types end, those newer than OUTPUT_OF included."""
 INPUT_SIDE_ITEMS: Final = frozenset({*CALL_OF, "mcp_approval_response", COMPACTION})
 """Items the client sends; a reasoning item must be followed by one the model wrote."""
 
 
 def is_responses_item(kind: str) -> bool:
     """Whether `kind` is a Responses item type (a known one, or any `*_call`/`*_output`)."""
-    return kind in _RESPONSES_ITEM_TYPES or kind.endswith(("_call", "_output"))
+    return kind in _RESPONSES_ITEM_TYPES or kind.endswith((CALL_SUFFIX, OUTPUT_SUFFIX))
 
 
 def is_provider_item(kind: str) -> bool:

@@ -1,13 +1,15 @@
 """Tool-call pairing: how each wire format groups a call with its results.
 
 One reader per format turns a list into group starts, the items the provider keeps
-(pinned), and the provider-rejected shapes it saw, as (index, kind, text), for group_trim
-and the session adapters; the codec asks where a new message may go without splitting a
-call from its result. See docs/DESIGN.md, "Wire formats".
+(pinned), the calls that may still wait for a result (open), and the provider-rejected
+shapes it saw, as (index, kind, text), for group_trim and the session adapters. The codec
+places a new message by the same groups, so it never splits a call from its result. See
+docs/DESIGN.md, "Wire formats".
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
@@ -15,9 +17,11 @@ from typing import TYPE_CHECKING, Any, Final
 from compaction_guard._wire.formats import (
     ANTHROPIC,
     CALL_OF,
+    CALL_SUFFIX,
     COMPACTION,
     INPUT_SIDE_ITEMS,
     OUTPUT_OF,
+    OUTPUT_SUFFIX,
     RESPONSES,
     TOOL_ROLES,
     TOOL_USE_PARTS,
@@ -56,11 +60,17 @@ Problem = tuple[int, str, str]
 
 @dataclass(frozen=True, slots=True)
 class Walk:
-    """Group starts (ascending, first is 0), problems found (unsorted), indices never dropped."""
+    """Group starts (ascending, first is 0), problems found (unsorted), indices never dropped.
+
+    `open` (ascending) holds the first index of each Responses call group that may still
+    wait for a result: a call or approval request not yet answered, and a run of calls of
+    a type the table does not know that expects one (see `_ResponsesReader.unknown_call`).
+    """
 
     starts: list[int]
     problems: list[Problem]
     pinned: tuple[int, ...] = ()
+    open: tuple[int, ...] = ()
 
 
 def read_groups(messages: Sequence[Any], fmt: WireFormat) -> Walk:
@@ -161,7 +171,11 @@ def _walk_responses(items: Sequence[Any]) -> Walk:
 
 
 class _ResponsesReader:
-    """State of one pass over Responses items; `reach[i]` is the last index kept with item i."""
+    """State of one pass over Responses items; `reach[i]` is the last index kept with item i.
+
+    `run` is the first call of the current run of calls of a type the table does not know
+    (-1 when there is none); `run_waits` whether that run expects an output.
+    """
 
     def __init__(self, items: Sequence[Any]) -> None:
         self.items = items
@@ -171,10 +185,15 @@ class _ResponsesReader:
         self.answered: set[tuple[str, Any]] = set()
         self.requests: dict[Any, int] = {}
         self.latest_compaction = -1
+        self.run = -1
+        self.run_waits = False
+        self.run_answered = False
+        self.waiting_runs: list[int] = []  # runs read to their end that wait for a result
 
     def read(self, index: int, item: Mapping[str, Any]) -> None:
         item_type = item.get("type")
         if item_type is None or item_type == "message":
+            self.end_run()
             return
         if item_type in OUTPUT_OF:
             self.open_call(index, item_type, item.get("call_id"))
@@ -189,6 +208,32 @@ class _ResponsesReader:
             self.join(self.requests.pop(request_id, None), index, (item_type, request_id))
         elif item_type == COMPACTION:
             self.latest_compaction = index
+        elif item_type.endswith(CALL_SUFFIX):
+            self.unknown_call(index, item)
+        elif item_type.endswith(OUTPUT_SUFFIX) and self.run >= 0:
+            self.reach[self.run] = index
+            self.run_answered = self.run_waits = True
+
+    def unknown_call(self, index: int, item: Mapping[str, Any]) -> None:
+        """Open or extend a run of calls of a type newer than the table.
+
+        How its outputs name their call is not known (local_shell_call_output uses 'id'),
+        so the run's first call reaches to every unknown output after it, up to the next
+        message or the next such call after an output (the model had every earlier output
+        before calling again). The run waits for a result when a call carries a call_id or
+        an output has come: it is treated as open, never as answered. A call with neither
+        (a server-side item such as web_search_call) is a group of its own.
+        """
+        if self.run_answered:
+            self.end_run()
+        if self.run < 0:
+            self.run = index
+        self.run_waits = self.run_waits or "call_id" in item
+
+    def end_run(self) -> None:
+        if self.run_waits:
+            self.waiting_runs.append(self.run)
+        self.run, self.run_waits, self.run_answered = -1, False, False
 
     def open_call(self, index: int, item_type: str, call_id: Any) -> None:
         if call_id is None:  # a server-run tool search has no call_id and no output item
@@ -232,7 +277,9 @@ class _ResponsesReader:
                 text = f"{call_type} {call_id!r} at index {index} has no {output} after it"
                 self.problems.append((index, CALL_WITHOUT_RESULT, text))
         pinned = (self.latest_compaction,) if self.latest_compaction >= 0 else ()
-        return Walk(_merge_reach(self.reach), self.problems, pinned)
+        self.end_run()
+        waiting = sorted([*self.waiting_runs, *self.calls.values(), *self.requests.values()])
+        return Walk(_merge_reach(self.reach), self.problems, pinned, tuple(waiting))
 
 
 def _output_call_id(item: Mapping[str, Any], item_type: str) -> Any:
@@ -384,23 +431,19 @@ def chat_position(items: Sequence[Any], turn: Callable[[Any], Turn]) -> int:
 
 
 def responses_position(items: Sequence[Any]) -> int:
-    """Return where a new message goes: never inside a call/output pair, never after reasoning."""
+    """Return where a new message goes: never inside a call group, never after reasoning.
+
+    The groups are group_trim's (`read_groups`). When a call after the last message may
+    still wait for its result, the message goes before the items after the last message
+    (at the start of the group holding the first of them), so the result the client sends
+    next still follows its call; otherwise at the end, before any trailing reasoning item.
+    """
+    walk = read_groups(items, RESPONSES)
     start = len(items)
     while start > 0 and items[start - 1].get("type", "message") != "message":
         start -= 1
-    tail = items[start:]
-    # A client-side call (`*_call` with a call_id) is answered by a `*_output` item with
-    # the same call_id; an MCP approval request by a response naming its id.
-    answered = {item.get("call_id") for item in tail if item["type"].endswith("_output")}
-    answered |= {
-        item.get("approval_request_id") for item in tail if item["type"] == "mcp_approval_response"
-    }
-    for item in tail:
-        kind = item["type"]
-        if (kind.endswith("_call") and "call_id" in item and item["call_id"] not in answered) or (
-            kind == "mcp_approval_request" and item.get("id") not in answered
-        ):
-            return start
+    if walk.open and walk.open[-1] >= start:
+        return walk.starts[bisect_right(walk.starts, start) - 1]
     end = len(items)
     while end > start and items[end - 1]["type"] == "reasoning":
         end -= 1

@@ -165,6 +165,13 @@ RULES: tuple[Rule, ...] = (
         "A relation word right after a copy in its clause narrows it ('... for X').",
         "paraphrased/para4_d_at_all_times_idiom",
     ),
+    _r(
+        "past_framed",
+        set(),
+        rules._past_framed,
+        "A past marker in the copy's own clause or a short closing one ('used to', 'formerly', ', at first') keeps it from certifying.",
+        "unverifiable/probe_past_habit_inside_the_restatement",
+    ),
     # Equivalences: a wording of the rule's values or force that counts as the rule's own.
     _r(
         "range_pair",

@@ -193,6 +193,7 @@ def _clean(ctx: Context, span: tuple[int, int] | None) -> str | None:
         _generic_lost,
         _extra_content,
         _qualifier_follows,
+        _past_framed,
     ):
         why = check(ctx, span) if is_on(check.__name__.lstrip("_")) else None
         if why is not None:
@@ -492,6 +493,40 @@ def _qualifier_follows(ctx: Context, span: tuple[int, int] | None) -> str | None
         return None
     same_clause = ctx.win.clauses[span[1]] == ctx.win.clauses[span[1] - 1]
     return "a qualifier follows" if same_clause else None
+
+
+def _past_framed(ctx: Context, span: tuple[int, int] | None) -> str | None:
+    """Name a past marker inside the copy's clauses or in a short clause closing it.
+
+    "Customer data used to be limited to eu-west-1", "... need approval, at first" and
+    "were formerly confined to" state that the rule held once; the lead before a copy is
+    read by `suspending_attribution`; this guard reads the restatement from its first
+    matched word on.
+    """
+    matched = list(ctx.al.matches.values())
+    if not span and not matched:
+        return None
+    span = span or (min(matched), max(matched) + 1)
+    win = ctx.win
+    clauses = {win.clauses[i] for i in range(span[0], min(span[1], len(win.tokens)))}
+    after = [i for i in range(span[1], len(win.tokens)) if win.clauses[i] not in clauses]
+    if after and len([i for i in after if win.clauses[i] == win.clauses[after[0]]]) <= _CLOSING:
+        clauses.add(win.clauses[after[0]])
+    first = min(matched, default=span[0])  # the lead before the copy is framing's to read
+    words = [
+        token
+        for i, (token, clause) in enumerate(zip(win.tokens, win.clauses, strict=True))
+        if clause in clauses and i > first
+    ]
+    pairs = set(itertools.pairwise(words))
+    if any(t in _PAST_WORDS for t in words) or not pairs.isdisjoint(_PAST_PAIRS):
+        return "a past marker frames the copy"
+    return None
+
+
+_CLOSING = 3  # "..., at first": a clause this short after the copy still frames it
+_PAST_WORDS = frozenset({"formerly", "previously", "initially", "originally"})
+_PAST_PAIRS = frozenset({("used", "to"), ("at", "first"), ("back", "then"), ("the", "past")})
 
 
 def _bounded_permission(ctx: Context, modality: Modality) -> bool:

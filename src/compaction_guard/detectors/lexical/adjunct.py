@@ -27,8 +27,9 @@ from compaction_guard.normalize import stem
 
 if TYPE_CHECKING:
     from compaction_guard.detectors.lexical.context import Context
+    from compaction_guard.detectors.lexical.text import Analysis
 
-__all__ = ["is_adjunct"]
+__all__ = ["is_adjunct", "time_relation"]
 
 # Nouns that name a kind of quantity: a span of time, a recurrence, a threshold.
 _MEASURE_NOUNS = frozenset(
@@ -81,9 +82,18 @@ def _measure_noun(ctx: Context, index: int) -> bool:
     """Tell whether the word is a measure noun right after a rule value ("a 90-day cycle")."""
     if stem(ctx.win.tokens[index]) not in _MEASURE_NOUNS:
         return False
-    own = ctx.part.analysis.values
+    part = ctx.part.analysis
+    # The value keeps its relation in time: "within a 30-day window" is not "after 30 days".
     return any(
-        found.end == index and any(values_equal(wanted, found) for wanted in own)
+        found.end == index
+        and any(
+            values_equal(wanted, found)
+            and wanted.dimension in {"time", "date"}
+            and time_relation(part, wanted.start, wanted.end) is not None
+            and time_relation(part, wanted.start, wanted.end)
+            == time_relation(ctx.win, found.start, found.end)
+            for wanted in part.values
+        )
         for found in ctx.region_values
     )
 
@@ -106,3 +116,27 @@ def _inclusion(ctx: Context, index: int) -> bool:
     if ctx.win.keys[index] not in _INCLUDE:
         return False
     return "without" in ctx.part.analysis.tokens and "without" not in ctx.win.tokens
+
+
+# Words that set a value's relation in time: "after 30 days" is not "during 30 days",
+# "every 90 days" is not "after 90 days".
+_TIME_RELATIONS = frozenset(
+    {"after", "before", "within", "during", "every", "each", "until", "since", "by", "in"}
+)
+_DETERMINERS = frozenset({"a", "an", "the", "one", "single"})
+# "on a 90-day cycle" recurs as "every 90 days" does.
+_RECURRING = frozenset(stem(word) for word in ("cycle", "cadence", "interval", "rotation"))
+
+
+def time_relation(analysis: Analysis, start: int, end: int) -> str | None:
+    """Return the word that sets the value at [start, end) in time ("after", "every")."""
+    tokens = analysis.tokens
+    at = start - 1
+    while at >= 0 and tokens[at] in _DETERMINERS:
+        at -= 1
+    word = tokens[at] if at >= 0 else ""
+    word = "every" if word == "each" else word
+    recurring = end < len(tokens) and stem(tokens[end]) in _RECURRING
+    if recurring and word in {"on", "at", "in", "every"}:
+        return "every"
+    return word if word in _TIME_RELATIONS else None

@@ -103,6 +103,13 @@ RULES: tuple[Rule, ...] = (
         "mutated/issue_9_currency_dropped_from_a_cap",
     ),
     _r(
+        "relation_changed",
+        set(),
+        rules._relation_changed,
+        "A time value keeps its relation word: 'during 30 days' is not 'after 30 days', 'after 90 days' not 'every 90 days'.",
+        "unverifiable/issue_9_time_relation_during_for_after",
+    ),
+    _r(
         "slots_swapped",
         set(),
         rules._slots_swapped,
@@ -155,7 +162,7 @@ RULES: tuple[Rule, ...] = (
         "adjunct",
         set(),
         adjunct.is_adjunct,
-        "With every rule word matched, an extra word fastened to none of them may only restate: a measure noun after the rule's value ('a 60-day cycle'), a closing 'first', 'include' for 'without'.",
+        "With every rule word matched, an extra word fastened to none of them may only restate: a measure noun after the rule's value with its relation kept ('on a 60-day cycle'), a closing 'first', 'include' for 'without'.",
         "paraphrased/issue_9_adjunct_measure_noun_after_value",
     ),
     _r(

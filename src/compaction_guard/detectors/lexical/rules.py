@@ -11,7 +11,7 @@ import itertools
 from typing import TYPE_CHECKING, Any
 
 from compaction_guard.anchors import comparable, is_identifier, values_equal
-from compaction_guard.detectors.lexical.adjunct import is_adjunct
+from compaction_guard.detectors.lexical.adjunct import is_adjunct, time_relation
 from compaction_guard.detectors.lexical.align import align
 from compaction_guard.detectors.lexical.context import (
     MAX_GAP,
@@ -185,6 +185,7 @@ def _clean(ctx: Context, span: tuple[int, int] | None) -> str | None:
         _force_differs,
         _values_differ,
         _unit_dropped,
+        _relation_changed,
         _slots_swapped,
         _scope_moved,
         _prefix_negated,
@@ -226,6 +227,31 @@ def _unit_dropped(ctx: Context, _span: tuple[int, int] | None) -> str | None:
         found = [f for f in ctx.region_values if values_equal(value, f)]
         if value.kind != "number" and found and all(f.kind == "number" for f in found):
             return f"the unit of {value.surface} was dropped"
+    return None
+
+
+_TIME_DIMENSIONS = frozenset({"time", "date"})
+
+
+def _relation_changed(ctx: Context, _span: tuple[int, int] | None) -> str | None:
+    """Name a value whose relation word in time was replaced ("during" for "after").
+
+    Only a stated other relation counts: a value the window gives without one ("30 days
+    old") is left to the other checks.
+    """
+    part = ctx.part.analysis
+    for value in part.values:
+        if value.dimension not in _TIME_DIMENSIONS:
+            continue
+        said = time_relation(part, value.start, value.end)
+        if said is None:
+            continue
+        for found in ctx.region_values:
+            if not values_equal(value, found):
+                continue
+            seen = time_relation(ctx.win, found.start, found.end)
+            if seen is not None and seen != said:
+                return f"{seen!r} for {said!r} before {value.surface}"
     return None
 
 

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     from compaction_guard.detectors.lexical.align import Part
 
-__all__ = ["hedge", "lifted", "modality_loss", "polarity"]
+__all__ = ["hedge", "lifted", "modality_loss", "polarity", "unsure_extension"]
 
 _LOOSE_COVERAGE = 0.34
 _M = Modality
@@ -80,6 +80,14 @@ def polarity(ctx: Context) -> Reading | None:
     return None
 
 
+def unsure_extension(ctx: Context) -> Reading | None:
+    """Return a reading that forbids certifying when "too" may widen an exclusive rule."""
+    if ctx.topical and any(_adds_users(ctx.part, classes) for classes, _ in ctx.afterthoughts):
+        evidence = {"why": "an afterthought may widen the exclusive rule"}
+        return ctx.reading(None, "suspect", signs=True, evidence=evidence)
+    return None
+
+
 def _bound_reversed(ctx: Context) -> str | None:
     if ctx.guarded or not ctx.bound_on_value:
         return None
@@ -108,9 +116,28 @@ def _opened_up(ctx: Context) -> str | None:
 
 def _afterthought_permits(ctx: Context) -> str | None:
     for classes, where in ctx.afterthoughts:
-        if _reverses(ctx.part, classes):
+        if _reverses(ctx.part, classes) and not _adds_users(ctx.part, classes):
             return f"the {where} permits what the rule limits"
     return None
+
+
+def _adds_users(part: Part, classes: Counter[Modality]) -> bool:
+    """Tell whether "too" after an exclusive rule may add users of its one choice.
+
+    "Port 8443 is the only port; health checks go through it too": an afterthought with
+    content of its own that points back by anaphor, and no permission word, may add to
+    what uses the one choice rather than to the choices. The tier cannot tell which, so
+    `polarity` reports it unsure (never certified) instead of reversed.
+    """
+    return bool(
+        part.classes[_M.ONLY]
+        and classes[_M.EXTEND]
+        and classes[SCOPED]
+        and classes[POINTED]
+        and not classes[_M.ALLOW]
+        and not classes[_M.CONDITION]
+        and not any(classes[m] for m in NEGATIVE)
+    )
 
 
 def _negated(ctx: Context) -> str | None:

@@ -27,7 +27,13 @@ from compaction_guard.detectors.lexical.context import (
     missing_values,
     names_core,
 )
-from compaction_guard.detectors.lexical.damage import hedge, lifted, modality_loss, polarity
+from compaction_guard.detectors.lexical.damage import (
+    hedge,
+    lifted,
+    modality_loss,
+    polarity,
+    unsure_extension,
+)
 from compaction_guard.detectors.lexical.lexicon import (
     GENERIC,
     LIGHT_NOUNS,
@@ -48,6 +54,8 @@ from compaction_guard.normalize import stem
 from compaction_guard.taxonomy import Kind, Site
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from compaction_guard.detectors.lexical.align import Alignment, Part
     from compaction_guard.detectors.lexical.text import Analysis
 
@@ -82,6 +90,9 @@ def evaluate(part: Part, window: Window) -> Reading | None:
         reading = rule(ctx) if is_on(rule.__name__) else None
         if reading is not None:
             return reading
+    unsure = unsure_extension(ctx) if is_on("polarity") else None
+    if unsure is not None:
+        return unsure
     for certify in (_verbatim, _near_verbatim, _paraphrase):
         reading = certify(ctx) if is_on(certify.__name__.lstrip("_")) else None
         if reading is not None:
@@ -479,6 +490,8 @@ def _narrowed(ctx: Context) -> Reading | None:
     matched = set(ctx.al.matches.values())
     tokens = ctx.win.tokens
     for index in _extra_words(ctx, None):
+        if _next_step(tokens, index):
+            continue
         led = any(
             tokens[i] in _SCOPING or tokens[i] == "only" for i in range(max(0, index - 2), index)
         )
@@ -488,6 +501,23 @@ def _narrowed(ctx: Context) -> Reading | None:
             evidence = {"why": "scope narrowed", "found": tokens[index]}
             return ctx.reading(Kind.WEAKENED, "narrowed", explicit=led, evidence=evidence)
     return None
+
+
+def _next_step(tokens: Sequence[str], index: int) -> bool:
+    """Tell whether a word stands in a clause about what happens next.
+
+    "no more than three retries before being parked in the dead-letter queue": a sequence
+    word with a gerund or "being" opens the step that follows the rule, not its scope.
+    """
+    for at in range(max(0, index - _STEP_REACH), index):
+        following = tokens[at + 1] if at + 1 < len(tokens) else ""
+        if tokens[at] in _SEQUENCE and (following == "being" or following.endswith("ing")):
+            return True
+    return False
+
+
+_SEQUENCE = frozenset({"before", "after", "then", "until"})
+_STEP_REACH = 6
 
 
 # Relations that scope what follows them ("for EU users"); a conjunction ("stored and

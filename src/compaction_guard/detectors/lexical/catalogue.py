@@ -179,6 +179,13 @@ RULES: tuple[Rule, ...] = (
         "A past marker in the copy's own clause or a short closing one ('used to', 'formerly', ', at first') keeps it from certifying.",
         "unverifiable/probe_past_habit_inside_the_restatement",
     ),
+    _r(
+        "value_relation",
+        set(),
+        rules._value_relation,
+        "A relation word before a rule value that the rule has not there ('after 04:00' for 'at 04:00') keeps it from certifying.",
+        "unverifiable/probe_time_relation_word_before_the_value",
+    ),
     # Equivalences: a wording of the rule's values or force that counts as the rule's own.
     _r(
         "range_pair",

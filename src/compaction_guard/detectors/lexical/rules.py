@@ -206,6 +206,7 @@ def _clean(ctx: Context, span: tuple[int, int] | None) -> str | None:
         _extra_content,
         _qualifier_follows,
         _past_framed,
+        _value_relation,
     ):
         why = check(ctx, span) if is_on(check.__name__.lstrip("_")) else None
         if why is not None:
@@ -580,6 +581,28 @@ def _past_framed(ctx: Context, span: tuple[int, int] | None) -> str | None:
     return None
 
 
+def _value_relation(ctx: Context, _span: tuple[int, int] | None) -> str | None:
+    """Name a relation word before a rule's time or date that the rule has not there.
+
+    "after 04:00" or "by 04:00" for "at 04:00": the value is the rule's, but the word
+    before it makes it a start or a deadline instead of the appointed time.
+    """
+    rule, win = ctx.part.analysis, ctx.win
+    for wanted in rule.values:
+        if wanted.kind not in _POINTS:
+            continue  # a count after "before" ("two reviews before merging") is no point
+        own = rule.tokens[wanted.start - 1] if wanted.start > 0 else ""
+        for found in ctx.region_values:
+            if found.start == 0 or not values_equal(wanted, found):
+                continue
+            word = win.tokens[found.start - 1]
+            if word in _VALUE_RELATIONS and word != own:
+                return "a relation word before the value changes it"
+    return None
+
+
+_POINTS = frozenset({"time", "date"})  # values that name a point in time
+_VALUE_RELATIONS = frozenset({"after", "before", "by", "until", "till", "since", "past"})
 _CLOSING = 3  # "..., at first": a clause this short after the copy still frames it
 _PAST_WORDS = frozenset({"formerly", "previously", "initially", "originally"})
 _PAST_PAIRS = frozenset({("used", "to"), ("at", "first"), ("back", "then"), ("the", "past")})

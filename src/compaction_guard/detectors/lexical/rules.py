@@ -437,8 +437,12 @@ def _unshared_words(ctx: Context, span: tuple[int, int] | None) -> list[int]:
         if key is None or key in ctx.part.family:
             continue
         # A generic noun says no more than the name it stands by ("orders_prod database"),
-        # but fastened before a rule noun it picks a kind of it ("database backups").
-        generic = key in GENERIC and (key in _WHOLE or not _fastened_to_rule_noun(ctx, index))
+        # but fastened before a rule noun it picks a kind of it ("database backups"), and
+        # after one it is the new head ("the backups database" is one database).
+        generic = key in GENERIC and (
+            key in _WHOLE
+            or not (_fastened_to_rule_noun(ctx, index) or _heads_a_rule_noun(ctx, index))
+        )
         extra = not key.startswith("~") and not generic
         if extra and ctx.win.clauses[index] in ctx.al.topic_clauses:
             found.append(index)
@@ -458,6 +462,42 @@ def _light_modifier(ctx: Context, index: int) -> bool:
     if stem(token) in {stem(t) for t in ctx.part.analysis.tokens}:
         return False
     return _fastened_to_rule_noun(ctx, index)
+
+
+# Generic nouns of a place that holds things: after a plain rule noun they are its head.
+_CONTAINERS = frozenset(
+    concept(stem(word))
+    for word in (
+        *("database", "db", "table", "bucket", "repository", "repo", "folder"),
+        *("directory", "channel", "server", "cluster", "instance", "file"),
+    )
+)
+
+
+def _heads_a_rule_noun(ctx: Context, index: int) -> bool:
+    """Tell whether a container noun follows a matched rule word that is no name, as its head.
+
+    A head that names the kind of the names listed after it ("inference regions:
+    us-east-1 and eu-west-1") picks nothing out of the rule noun.
+    """
+    win = ctx.win
+    before = index - 1
+    if not (
+        win.keys[index] in _CONTAINERS
+        and before >= 0
+        and win.clauses[before] == win.clauses[index]
+        and before in ctx.al.matches.values()
+        and win.mark_at[before] < 0
+        and not (win.keys[before] or "~").startswith(("~", ID))
+        and not is_name(win.tokens[before])
+    ):
+        return False
+    clause = win.clauses[index]
+    return not any(
+        is_name(win.tokens[i])
+        for i in range(index + 1, len(win.tokens))
+        if win.clauses[i] == clause
+    )
 
 
 # Words for the whole of a thing ("total spend"): before a rule noun they narrow nothing.

@@ -176,7 +176,7 @@ RULES: tuple[Rule, ...] = (
         "past_framed",
         set(),
         rules._past_framed,
-        "A past marker in the copy's own clause or a short closing one ('used to', 'formerly', ', at first') keeps it from certifying.",
+        "A past or deferring time marker in the copy's own clause or a short closing one ('used to', 'formerly', ', at first', 'were', 'required a', 'afterwards', ', starting next month') keeps it from certifying.",
         "unverifiable/probe_past_habit_inside_the_restatement",
     ),
     _r(

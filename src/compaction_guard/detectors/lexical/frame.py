@@ -155,19 +155,38 @@ def _names_a_rulebook(words: _Words, start: int, head: int) -> bool:
     """
     if words.tokens[head] not in _RULEBOOK or head == start:
         return False
-    before = head - 1
-    word = words.tokens[before]
+    qualifiers = [i for i in range(start, head) if words.tokens[i] not in STOPWORDS]
+    return bool(qualifiers) and all(_names_a_subject(words, i) for i in qualifiers)
+
+
+def _names_a_subject(words: _Words, index: int) -> bool:
+    """Tell whether a qualifier of a rulebook noun can only name what the rules govern.
+
+    An adjective or participle ("Discarded", "Temporary"), a word of standing ("Interim",
+    "Draft") or an agent noun ("Competitor", "Vendor": whose rules they are) may say the
+    rules are not ours or not in force, so the label is not read as a document name.
+    """
+    word = words.tokens[index]
     return (
-        words.mark_at[before] < 0
-        and word not in STOPWORDS
+        words.mark_at[index] < 0
         and word.isalpha()
-        and not word.endswith(_ADJECTIVE_ENDINGS)
+        and word not in _STANDING
+        and not word.endswith(_ADJECTIVE_ENDINGS + _AGENT_ENDINGS)
     )
 
 
 _RULEBOOK = frozenset({"guidelines", "guideline"})
 # Endings of adjectives and participles: a qualifier ending so describes the rulebook.
-_ADJECTIVE_ENDINGS = ("ed", "al", "ible", "able", "ive", "ous", "ic", "ful", "less", "ish")
+_ADJECTIVE_ENDINGS = (
+    "ed", "al", "ible", "able", "ive", "ous", "ic", "ful", "less", "ish", "ary", "ory",
+)  # fmt: skip
+# Endings of agent nouns: a qualifier ending so names who keeps the rulebook.
+_AGENT_ENDINGS = ("or", "er", "ist", "ant", "ent")
+# Words of standing that carry no adjective ending: the rulebook is not (yet, still) in force.
+_STANDING = frozenset({
+    "interim", "draft", "old", "former", "legacy", "prior", "past", "sample", "example",
+    "trial", "pilot", "beta", "stale", "other", "alternate", "alternative",
+})  # fmt: skip
 
 
 def _undone(words: _Words, start: int, end: int) -> bool:

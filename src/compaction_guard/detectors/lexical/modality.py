@@ -254,7 +254,7 @@ _PHRASES[_M.HEDGE] += _phrases(
     if time permits, when time permits, if time allows, where convenient,
     at your convenience, if you get a chance, when you get a chance, where reasonable,
     if reasonable, when reasonable, nice-to-have, good to have, good-to-have, convenient,
-    convenience
+    convenience, give or take, more or less, or thereabouts, thereabouts
     """,
 )
 # Relations that bind a value only when one follows ("under $500", "over 3 retries").
@@ -280,6 +280,8 @@ _VALUE_BOUND: dict[Modality, tuple[str, ...]] = {
     ),
 }
 _MAX_WORDS = 6
+# Approximators that, closing a sentence with no value after them, approximate the whole.
+_CLOSING_APPROX = frozenset({("approximately",), ("approx",), ("roughly",), ("circa",)})
 _BOUND_REACH = 3
 
 
@@ -315,6 +317,8 @@ def match_phrases(tokens: Sequence[str]) -> list[Mark]:
         longer = bound is not None and (hit is None or len(bound[0]) > len(hit[0]))
         if longer and value_follows(tokens, i + len(bound[0])):  # type: ignore[index]
             hit = bound
+        elif hit is None and bound is not None and bound[0] in _CLOSING_APPROX and i + 1 == count:
+            hit = (bound[0], _M.HEDGE)  # ", approximately." loosens what came before
         if hit is None:
             i += 1
             continue

@@ -610,15 +610,43 @@ def _past_framed(ctx: Context, span: tuple[int, int] | None) -> str | None:
     if after and len([i for i in after if win.clauses[i] == win.clauses[after[0]]]) <= _CLOSING:
         clauses.add(win.clauses[after[0]])
     first = min(matched, default=span[0])  # the lead before the copy is framing's to read
-    words = [
-        token
-        for i, (token, clause) in enumerate(zip(win.tokens, win.clauses, strict=True))
-        if clause in clauses and i > first
-    ]
-    pairs = set(itertools.pairwise(words))
+    positions = [i for i, clause in enumerate(win.clauses) if clause in clauses and i > first]
+    words = [win.tokens[i] for i in positions]
+    own = set(ctx.part.analysis.tokens)
+    pairs = set(itertools.pairwise(words)) - set(itertools.pairwise(ctx.part.analysis.tokens))
     if any(t in _PAST_WORDS for t in words) or not pairs.isdisjoint(_PAST_PAIRS):
         return "a past marker frames the copy"
+    deferred = any(t in _DEFERRING - own for t in words)
+    if deferred or not pairs.isdisjoint(_DEFERRING_PAIRS):
+        return "a time word defers the copy"
+    past = any(t in _PAST_AUXILIARIES - own for t in words)
+    if past or _past_of_own_verb(ctx, [first, *positions]):
+        return "the copy is told in the past tense"
     return None
+
+
+def _past_of_own_verb(ctx: Context, positions: Sequence[int]) -> bool:
+    """Tell whether a word of the copy is the simple past of a rule word that has no -ed.
+
+    "Invoices required a second signature" for "... require ...": the rule's own verb in
+    the past says the rule held once. After an auxiliary ("approval is required", "must be
+    rotated"), or with no object after it ("logging enabled", "pinned at"), the -ed form
+    is a participle and restates the rule.
+    """
+    rule, win = ctx.part.analysis.tokens, ctx.win.tokens
+    own = set(rule)
+    for position in positions:
+        word = win[position]
+        if not word.endswith("ed") or word in rule:
+            continue
+        if not {word[:-1], word[:-2], word[:-3]} & own:
+            continue
+        after = win[position + 1] if position + 1 < len(win) else None
+        if after is None or after in RELATIONS or after in _APPEND_WORDS:
+            continue  # "logging enabled", "pinned at 2.1.4": a participle with no object
+        if position == 0 or win[position - 1] not in _PARTICIPLE_AUXILIARIES:
+            return True
+    return False
 
 
 def _value_relation(ctx: Context, _span: tuple[int, int] | None) -> str | None:
@@ -646,6 +674,18 @@ _VALUE_RELATIONS = frozenset({"after", "before", "by", "until", "till", "since",
 _CLOSING = 3  # "..., at first": a clause this short after the copy still frames it
 _PAST_WORDS = frozenset({"formerly", "previously", "initially", "originally"})
 _PAST_PAIRS = frozenset({("used", "to"), ("at", "first"), ("back", "then"), ("the", "past")})
+# Time words that move the rule's act, or its start, later: "afterwards", ", starting next month".
+_DEFERRING = frozenset({"afterwards", "afterward", "later", "eventually", "retroactively"})
+_DEFERRING_PAIRS = frozenset(
+    {("starting", "next"), ("from", "next"), ("beginning", "next"), ("starting", "tomorrow")},
+)
+_PAST_AUXILIARIES = frozenset({"was", "were", "had"})
+_APPEND_WORDS = frozenset({"and", "or", "but", "nor"})
+# Words after which an -ed form is a participle ("is required", "must be rotated").
+_PARTICIPLE_AUXILIARIES = frozenset({
+    "is", "are", "be", "been", "being", "am", "get", "gets", "getting", "has", "have",
+    "must", "should", "will", "shall", "can", "may", "not", "never", "always", "only",
+})  # fmt: skip
 
 
 def _bounded_permission(ctx: Context, modality: Modality) -> bool:

@@ -227,7 +227,8 @@ _DISOWN_HEADING = _words(
     """
     superseded obsolete deprecated outdated retired rejected revoked rescinded lifted
     dropped removed void withdrawn ignore ignored old legacy former previous historical
-    archived draft proposed expired
+    archived draft proposed expired interim temporary provisional competitor competitors
+    guidelines guideline hypothetical possible
     """,
 )
 _SOFT_HEADING = _words(
@@ -246,7 +247,8 @@ _SOFT_HEADING_PHRASES = _phrases(
 )
 _STRONG_DISOWN = _words(
     "superseded obsolete deprecated outdated retired rejected revoked rescinded lifted "
-    "void withdrawn ignore ignored expired dropped removed",
+    "void withdrawn ignore ignored expired dropped removed discarded abandoned scrapped "
+    "cancelled canceled overruled",
 )
 _DISOWN_PHRASES = _phrases(
     """

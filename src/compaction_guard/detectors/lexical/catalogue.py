@@ -152,6 +152,20 @@ RULES: tuple[Rule, ...] = (
         "mutated/issue_9_generic_scope_noun_replaced",
     ),
     _r(
+        "light_noun_lost",
+        set(),
+        rules._light_noun_lost,
+        "A framing noun that is the rule's object ('from users', 'user passwords') must be there.",
+        "unverifiable/probe_light_noun_team_swapped",
+    ),
+    _r(
+        "value_transition",
+        set(),
+        rules._value_transition,
+        "A value moved from ('went from 3 to 5', 'rose 3 to 5') is an event, not the range the rule keeps.",
+        "unverifiable/probe_change_from_read_as_range",
+    ),
+    _r(
         "extra_content",
         set(),
         rules._extra_content,

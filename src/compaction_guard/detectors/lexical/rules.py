@@ -37,6 +37,7 @@ from compaction_guard.detectors.lexical.damage import (
 from compaction_guard.detectors.lexical.lexicon import (
     GENERIC,
     LIGHT_NOUNS,
+    MOTION,
     RELATIONS,
     REPORTING,
     STOPWORDS,
@@ -50,6 +51,7 @@ from compaction_guard.detectors.lexical.mutation import (
 )
 from compaction_guard.detectors.lexical.switches import is_on
 from compaction_guard.detectors.lexical.text import ID, canonical, token_key
+from compaction_guard.detectors.lexical.world import CHANGE_VERBS
 from compaction_guard.normalize import stem
 from compaction_guard.taxonomy import Kind, Site
 
@@ -203,10 +205,12 @@ def _clean(ctx: Context, span: tuple[int, int] | None) -> str | None:
         _keyword_swapped,
         _extra_identifier,
         _generic_lost,
+        _light_noun_lost,
         _extra_content,
         _qualifier_follows,
         _past_framed,
         _value_relation,
+        _value_transition,
     ):
         why = check(ctx, span) if is_on(check.__name__.lstrip("_")) else None
         if why is not None:
@@ -400,6 +404,71 @@ def _generic_lost(ctx: Context, _span: tuple[int, int] | None) -> str | None:
         )
         if listed or replaced:
             return f"{part.tokens[index]!r} is missing"
+    return None
+
+
+# Prepositions that make the light noun after them the rule's own object ("from users").
+_OBJECT_PREPOSITIONS = frozenset(
+    ("from", "for", "to", "of", "by", "with", "without", "among", "between", "on", "about")
+)
+
+
+def _value_transition(ctx: Context, _span: tuple[int, int] | None) -> str | None:
+    """Name a value the window moves from ("retries went from 3 to 5", "rose 3 to 5").
+
+    A change from one value to another reports an event; its two ends are not the range
+    the rule keeps, however alike "3 to 5" and "between 3 and 5" read.
+    """
+    win = ctx.win
+    starts = {v.start for v in ctx.region_values}
+    for value in ctx.region_values:
+        before = value.start - 1
+        if before >= 0 and win.tokens[before] == "from":
+            before -= 1
+        moved = before >= 0 and (
+            win.tokens[before] in MOTION or win.tokens[before] in CHANGE_VERBS
+        )
+        joined = value.end + 1 in starts and win.tokens[value.end] == "to"
+        if moved and joined:
+            return f"{win.tokens[before]!r} moves the value, it keeps no range"
+    return None
+
+
+# Words for every person: a prohibition over them covers the rule's users or team.
+_EVERYONE = frozenset(stem(word) for word in ("anyone", "anybody", "everyone", "everybody"))
+
+
+def _light_noun_lost(ctx: Context, _span: tuple[int, int] | None) -> str | None:
+    """Name a light noun that is the rule's content and is missing from the window.
+
+    "User" and "team" usually frame a rule ("the user said"), so they carry no key; but
+    right after a preposition ("data from users under 13") or fastened before a rule word
+    ("user passwords") they are what the rule is about, and "accounts under 13" or bare
+    "passwords" is another rule.
+    """
+    part = ctx.part.analysis
+    present = {stem(ctx.win.tokens[i]) for i in ctx.region_tokens}
+    if ctx.part.parity and present & _EVERYONE:
+        return None  # "no data from anyone under 13" forbids it for users too
+    for index, token in enumerate(part.tokens):
+        word = stem(token)
+        if (
+            part.mark_at[index] >= 0  # "not" stems like "note"
+            or word not in LIGHT_NOUNS
+            or token.endswith("'s")
+            or word in present
+        ):
+            continue
+        object_of = index > 0 and part.tokens[index - 1] in _OBJECT_PREPOSITIONS
+        after = index + 1
+        modifier = (
+            after < len(part.tokens)
+            and part.clauses[after] == part.clauses[index]
+            and part.keys[after] is not None
+            and stem(part.tokens[after]) not in REPORTING
+        )
+        if object_of or modifier:
+            return f"the rule's {token!r} is missing"
     return None
 
 

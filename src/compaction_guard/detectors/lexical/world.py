@@ -133,6 +133,7 @@ _CHANGE = _words(
     narrowed expanded cut
     """,
 )
+CHANGE_VERBS = _CHANGE
 _RELATIVE = _words("doubled tripled quadrupled halved")
 # Words that permit something; with an act against the rule they reverse it.
 _PERMIT = _words(
@@ -733,21 +734,40 @@ def _act(part: Part) -> str | None:
     return None
 
 
+def _beyond(tokens: Sequence[str]) -> bool:
+    """Tell whether a statement plainly speaks past the rule ("outside that window").
+
+    Without "only" or a negation of its own, so a restatement ("may only live in ...",
+    "no other region is permitted") is not read as a permission.
+    """
+    words = set(tokens)
+    return not words.isdisjoint(_BEYOND) and "only" not in words and words.isdisjoint(_NEGATORS)
+
+
+_BEYOND = _words("outside beyond elsewhere anywhere")
+
+
 def _extension(r: _Read) -> Departure | None:
     """Find an exclusive rule opened to something else ("... may also run in us-east-2").
 
     For an "only" rule: a statement right after the copy that names the rule's subject,
     an adding word ("also", "too", "open to") and an anchor the rule does not have.
     """
-    if "only" not in r.part.analysis.tokens or not (r.st.attached and r.mentions):
+    if "only" not in r.part.analysis.tokens or not r.mentions:
         return None
     tokens = r.st.tokens
     kind = Kind.WEAKENED if _scoped(tokens, r.own) else Kind.CONTRADICTED
     act = _act(r.part)
     acting = [i for i in r.mentions if stem(tokens[i]) == act]
     permits = _permits(tokens)
-    if any(_same_clause(r.st, acting, p) for p in permits):
+    # The rule's act permitted beyond the rule needs no attachment: "Restarts are fine
+    # outside that window" widens the copy whether it stands before or after it.
+    if (r.st.attached or _beyond(tokens)) and any(
+        _same_clause(r.st, acting, p) for p in permits
+    ):
         return _hit("later_extension", kind, "the rule's act is permitted beyond it", r.st)
+    if not r.st.attached:
+        return None
     adds = [i for i, t in enumerate(tokens) if t in _ADDING]
     if not adds:
         return None
@@ -962,6 +982,11 @@ def residue_departure(
         and (tokens[1] in _AND_WIDENS or _is_name_like(tokens[1]))
     ):
         return Departure(Kind.WEAKENED, "appended_alternative", "'and' adds to the copy", text)
+    # "in USD and cents, or in euros": the joined piece narrows nothing, and the
+    # alternative after it widens the copy as much as one right after the copy would.
+    later = next((t for t in tokens[1:] if t in _APPEND and t != "and"), None)
+    if first == "and" and later is not None:
+        return Departure(Kind.WEAKENED, "appended_alternative", f"{later!r} widens the copy", text)
     if any(t in _PAST_SOURCE for t in tokens) and any(
         t in {"says", "said", "per", "according"} for t in tokens
     ):

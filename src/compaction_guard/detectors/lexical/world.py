@@ -906,6 +906,13 @@ _READERS = (
 )
 
 
+def _names_the_rule(words: Sequence[str], part: Part) -> bool:
+    """Tell whether every word of a heading is a word of the rule (a topic label)."""
+    own = set(part.analysis.tokens)
+    content = [t for t in words if t.isalpha() and t not in STOPWORDS]
+    return bool(content) and all(t in own for t in content)
+
+
 def framing(  # noqa: PLR0911 (one return per kind of frame)
     part: Part, heading: Analysis | None, before: Sequence[str]
 ) -> Departure | None:
@@ -917,10 +924,14 @@ def framing(  # noqa: PLR0911 (one return per kind of frame)
     """
     if heading is not None:
         words, _ = _expand(heading.tokens)
-        if (
-            any(t in _STRONG_DISOWN for t in words)
-            or _has_phrase(words, _DISOWN_PHRASES) is not None
-        ):
+        disowning = any(t in _STRONG_DISOWN for t in words)
+        if disowning and _names_the_rule(words, part):
+            # "## Cancelled orders" over a rule about cancelled orders may only name the
+            # topic: never a contradiction, never a certification on its say-so.
+            return Departure(
+                None, "suspending_heading", "a heading may disown the list", heading.text
+            )
+        if disowning or _has_phrase(words, _DISOWN_PHRASES) is not None:
             return Departure(
                 Kind.CONTRADICTED, "suspending_heading", "a heading disowns the list", heading.text
             )

@@ -734,6 +734,21 @@ def _act(part: Part) -> str | None:
     return None
 
 
+def _light_act(part: Part) -> str | None:
+    """Return the stem of the noun a light opening verb acts through ("Run backups only").
+
+    Read only for a statement that speaks past the rule (`_beyond`): elsewhere the noun
+    is as often a topic ("Run reporting queries" and "the churn report").
+    """
+    tokens, keys = part.analysis.tokens, part.analysis.keys
+    if len(tokens) > 1 and keys[0] is None and tokens[0] in _LIGHT_ACTS and keys[1] is not None:
+        return stem(tokens[1])
+    return None
+
+
+_LIGHT_ACTS = _words("run perform do")
+
+
 def _beyond(tokens: Sequence[str]) -> bool:
     """Tell whether a statement plainly speaks past the rule ("outside that window").
 
@@ -758,6 +773,8 @@ def _extension(r: _Read) -> Departure | None:
     tokens = r.st.tokens
     kind = Kind.WEAKENED if _scoped(tokens, r.own) else Kind.CONTRADICTED
     act = _act(r.part)
+    if act is None and _beyond(tokens):
+        act = _light_act(r.part)  # "Run backups only ...": "backups are fine outside"
     acting = [i for i in r.mentions if stem(tokens[i]) == act]
     permits = _permits(tokens)
     # The rule's act permitted beyond the rule needs no attachment: "Restarts are fine

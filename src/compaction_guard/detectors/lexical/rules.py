@@ -550,16 +550,9 @@ def _heads_a_rule_noun(ctx: Context, index: int) -> bool:
     us-east-1 and eu-west-1") picks nothing out of the rule noun.
     """
     win = ctx.win
-    before = index - 1
-    if not (
-        win.keys[index] in _CONTAINERS
-        and before >= 0
-        and win.clauses[before] == win.clauses[index]
-        and before in ctx.al.matches.values()
-        and win.mark_at[before] < 0
-        and not (win.keys[before] or "~").startswith(("~", ID))
-        and not is_name(win.tokens[before])
-    ):
+    if win.keys[index] not in _CONTAINERS or not _rule_word_beside(ctx, index, index - 1):
+        return False
+    if win.mark_at[index - 1] >= 0:
         return False
     clause = win.clauses[index]
     return not any(
@@ -578,14 +571,18 @@ def _fastened_to_rule_noun(ctx: Context, index: int) -> bool:
 
     Before a name it is the name's kind ("the database orders_prod"), not a modifier.
     """
+    return _rule_word_beside(ctx, index, index + 1)
+
+
+def _rule_word_beside(ctx: Context, index: int, other: int) -> bool:
+    """Tell whether `other`, in the clause of `index`, is a matched plain rule word."""
     win = ctx.win
-    after = index + 1
     return (
-        after < len(win.tokens)
-        and win.clauses[after] == win.clauses[index]
-        and after in ctx.al.matches.values()
-        and not (win.keys[after] or "~").startswith(("~", ID))
-        and not is_name(win.tokens[after])
+        0 <= other < len(win.tokens)
+        and win.clauses[other] == win.clauses[index]
+        and other in ctx.al.matches.values()
+        and not (win.keys[other] or "~").startswith(("~", ID))
+        and not is_name(win.tokens[other])
     )
 
 

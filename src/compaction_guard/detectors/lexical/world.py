@@ -8,7 +8,9 @@ docs/DESIGN.md, "Closed-world certification" (promise 6a).
 
 from __future__ import annotations
 
+import contextlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -22,7 +24,7 @@ from compaction_guard.normalize import stem
 from compaction_guard.taxonomy import Kind
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
 
     from compaction_guard.anchors import Value
     from compaction_guard.detectors.lexical.align import Part
@@ -516,14 +518,22 @@ def _hypothetical(tokens: Sequence[str]) -> bool:
     return bool(tokens) and (tokens[0] in _HYPOTHETICAL or tokens[-1] == "?")
 
 
-def departure_in_clause(part: Part, statement: Statement) -> Departure | None:
-    """Read one statement for a departure from `part`; None when it says nothing against it."""
+def departure_in_clause(
+    part: Part, statement: Statement, readers: Sequence[Reader] | None = None
+) -> Departure | None:
+    """Read one statement for a departure from `part`; None when it says nothing against it.
+
+    `readers` are the readers `triggered` by the statement (all of them when None).
+    """
     tokens = statement.tokens
     if not tokens:
         return None
+    readers = _READERS if readers is None else readers
+    if not readers:
+        return None
     refs, mentions = _subjects(part, statement)
     read = _Read(part, statement, refs, mentions, _part_stems(part), statement.words)
-    for reader in _READERS:
+    for reader in readers:
         found = reader(read)
         if found is not None and is_on(found.rule):
             if found.kind is not None and _hypothetical(tokens):
@@ -922,6 +932,76 @@ _READERS = (
     _value,
 )
 
+Reader = Callable[["_Read"], "Departure | None"]
+Trigger = Callable[[Statement], bool]
+
+
+def _lift_trigger(st: Statement) -> bool:
+    return (
+        not _LIFT.isdisjoint(st.words)
+        or _has_phrase(st.tokens, _LIFT_PHRASES) is not None
+        or _has_phrase(st.tokens, _UNNEEDED) is not None
+    )
+
+
+def _supersede_trigger(st: Statement) -> bool:
+    past = _has_phrase(st.tokens, _SUPERSEDE_PHRASES)
+    return not _SUPERSEDE.isdisjoint(st.words) or past is not None
+
+
+def _permission_trigger(st: Statement) -> bool:
+    return not _PERMIT.isdisjoint(st.words) and bool(_permits(st.tokens))
+
+
+def _extension_trigger(st: Statement) -> bool:
+    return not _ADDING.isdisjoint(st.words) or _permission_trigger(st)
+
+
+def _exception_trigger(st: Statement) -> bool:
+    return not _EXCEPT.isdisjoint(st.words) or _has_phrase(st.tokens, _EXCEPT_PHRASES) is not None
+
+
+# Each reader's trigger: a test of the statement alone (never of the constraint) that holds
+# whenever the reader can find a departure in it, for any constraint. It is worked out once
+# per sentence of a view and shared by every constraint, so a statement none of whose
+# readers is triggered is skipped without being read. A trigger must be a necessary
+# condition, nothing less: tests/detectors/test_lexical_prefilter.py runs every reader on
+# statements its trigger rejects and requires no departure. A reader missing from this table
+# is read on every statement (never prefiltered), so a new reader is exact before it has one.
+TRIGGERS: dict[Reader, Trigger] = {
+    _lift: _lift_trigger,
+    _unverb: lambda st: bool(st.undoing),
+    _supersede: _supersede_trigger,
+    _permission: _permission_trigger,
+    _extension: _extension_trigger,
+    _exception: _exception_trigger,
+    _scope: lambda st: _has_phrase(st.tokens, _SCOPE_PHRASES) is not None,
+    _change: lambda st: not _CHANGE.isdisjoint(st.words),
+    _value: lambda st: bool(st.values) and not _reported(st.tokens),
+}
+_PREFILTER = [True]
+
+
+def triggered(statement: Statement) -> tuple[Reader, ...]:
+    """Return the readers that may find a departure in `statement`, in reading order."""
+    if not _PREFILTER[0]:
+        return _READERS
+    return tuple(
+        reader
+        for reader in _READERS
+        if (trigger := TRIGGERS.get(reader)) is None or trigger(statement)
+    )
+
+
+@contextlib.contextmanager
+def unfiltered() -> Iterator[None]:
+    """Read every statement with every reader inside the block (the prefilter's reference)."""
+    _PREFILTER.append(False)
+    try:
+        yield
+    finally:
+        _PREFILTER.pop()
+
 
 def _names_the_rule(words: Sequence[str], part: Part) -> bool:
     """Tell whether every word of a heading is a word of the rule (a topic label)."""
@@ -1102,7 +1182,8 @@ def closed_world(part: Part, index: ViewIndex, certs: Sequence[Reading]) -> Depa
     skip = frozenset(sid for cert in certs for sid in cert.sids)
     unnamed: Departure | None = None
     for sid, attached in topic_sentences(part, index, skip):
-        if not _may_depart_at(index, sid):
+        readers = _readers_at(index, sid)
+        if not readers:
             continue
         # A cell of the copy's table row, or a bracketed remark right after it on its line,
         # speaks about the copy without naming it: "| lifted |", "(retired last sprint)".
@@ -1115,20 +1196,29 @@ def closed_world(part: Part, index: ViewIndex, certs: Sequence[Reading]) -> Depa
                 index.sentences[sid].analysed(), attached=attached, implicit=implicit
             )
             index.memo[memo_key] = statement
-        found = departure_in_clause(part, statement)
+        found = departure_in_clause(part, statement, readers)
         if found is not None and found.kind is not None:
             return found
         unnamed = unnamed or found
     return unnamed
 
 
-def _may_depart_at(index: ViewIndex, sid: int) -> bool:
-    """`_may_depart` of one sentence of the view, worked out once for every constraint."""
-    memo_key = ("may_depart", sid)
+def _readers_at(index: ViewIndex, sid: int) -> tuple[Reader, ...]:
+    """Return the readers one sentence may trigger, worked out once for every constraint.
+
+    None when it holds no word a departure needs (`_may_depart`).
+    """
+    memo_key = ("readers", sid)
     found = index.memo.get(memo_key)
-    if found is None:
-        found = index.memo[memo_key] = _may_depart(index.sentences[sid].analysed())
-    return found is True
+    if not isinstance(found, tuple):
+        analysis = index.sentences[sid].analysed()
+        found = ()
+        if _may_depart(analysis):
+            statement = statement_of(analysis, attached=False)
+            index.memo["statement", sid, False, False] = statement
+            found = triggered(statement)
+        index.memo[memo_key] = found
+    return found
 
 
 def _may_depart(analysis: Analysis) -> bool:

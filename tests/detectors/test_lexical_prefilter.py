@@ -1,0 +1,137 @@
+"""The closed world's prefilter is exact: it skips only statements no reader can depart on.
+
+Each departure reader of `world.py` declares a trigger in `world.TRIGGERS`, a test of the
+statement alone. These tests read statements with the prefilter and without it
+(`world.unfiltered()`) and require the same answer: on every verdict fixture, on every
+sentence of every fixture against its own constraint, and on random statements made of
+the words the readers look for.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from functools import cache
+from typing import TYPE_CHECKING
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from compaction_guard.detectors.lexical import world
+from compaction_guard.detectors.lexical.align import Part, parts_of
+from compaction_guard.detectors.lexical.text import analyse, lexical_form
+from compaction_guard.normalize import sentence_spans
+from tests.detectors.test_verdict_fixtures import FIXTURES, decide, load
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
+
+    from compaction_guard.detectors.lexical.world import Statement
+
+
+def _statements(text: str) -> Iterator[Statement]:
+    """Every sentence of `text` as a statement, in each of its four attachments."""
+    folded = lexical_form(text)
+    for start, end in sentence_spans(folded):
+        analysis = analyse(folded[start:end])
+        for attached, implicit in itertools.product((False, True), repeat=2):
+            yield world.statement_of(analysis, attached=attached, implicit=implicit)
+
+
+def _texts(case: dict[str, object]) -> list[str]:
+    found = [str(case["summary"])]
+    for key in ("retained", "tool"):
+        found += [str(t) for t in case.get(key, [])]  # type: ignore[attr-defined]
+    return found
+
+
+def _disagreements(part: Part, statement: Statement) -> list[str]:
+    """Readers whose trigger rejects `statement` though they find a departure in it."""
+    wrong = []
+    for reader in world._READERS:
+        trigger = world.TRIGGERS.get(reader)
+        if trigger is None or trigger(statement):
+            continue
+        if world.departure_in_clause(part, statement, (reader,)) is not None:
+            wrong.append(reader.__name__)
+    return wrong
+
+
+def _agrees(part: Part, statement: Statement) -> bool:
+    filtered = world.departure_in_clause(part, statement, world.triggered(statement))
+    with world.unfiltered():
+        unfiltered = world.departure_in_clause(part, statement, world.triggered(statement))
+    return filtered == unfiltered
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_no_reader_departs_on_a_fixture_sentence_its_trigger_rejects(path: Path) -> None:
+    case = load(path)
+    for part in parts_of(case["constraint"]):
+        for text in _texts(case):
+            for statement in _statements(text):
+                assert _disagreements(part, statement) == [], statement.text
+                assert _agrees(part, statement), statement.text
+
+
+def test_every_verdict_fixture_is_decided_alike_with_and_without_the_prefilter() -> None:
+    def outcome(path: Path) -> str:
+        result = decide(load(path))
+        return json.dumps([repr(result.verdict), result.decided_by, repr(result.trail)])
+
+    filtered = [outcome(path) for path in FIXTURES]
+    with world.unfiltered():
+        unfiltered = [outcome(path) for path in FIXTURES]
+    assert filtered == unfiltered
+
+
+@cache
+def _vocabulary() -> tuple[str, ...]:
+    """Every word a reader or its trigger looks for, with pointers, rule nouns and filler."""
+    words: set[str] = set()
+    for name in dir(world):
+        value = getattr(world, name)
+        if isinstance(value, frozenset) and all(isinstance(w, str) for w in value):
+            words |= value
+        elif isinstance(value, tuple) and value and all(isinstance(p, tuple) for p in value):
+            words |= {w for phrase in value for w in phrase if isinstance(w, str)}
+    words |= {"the", "user", "orders_prod", "backups", "deploys", "budget", "rule", "it"}
+    words |= {"$500", "$2,000", "40", "mb", "3", "days", "unpinned", "unfroze", "doesn't"}
+    return tuple(sorted(words))
+
+
+@cache
+def _constraint_parts() -> tuple[Part, ...]:
+    """The parts of a spread of fixture constraints: one per fixture folder and mechanism."""
+    texts = sorted({load(path)["constraint"] for path in FIXTURES})
+    return tuple(part for text in texts[::7] for part in parts_of(text))
+
+
+@given(
+    words=st.lists(st.sampled_from(_vocabulary()), min_size=1, max_size=14),
+    which=st.integers(min_value=0),
+    attached=st.booleans(),
+    implicit=st.booleans(),
+)
+def test_random_statements_are_read_alike_with_and_without_the_prefilter(
+    words: list[str], which: int, attached: bool, implicit: bool
+) -> None:
+    parts = _constraint_parts()
+    part = parts[which % len(parts)]
+    analysis = analyse(lexical_form(" ".join(words)))
+    statement = world.statement_of(analysis, attached=attached, implicit=implicit)
+    assert _disagreements(part, statement) == []
+    assert _agrees(part, statement)
+
+
+def test_a_reader_without_a_trigger_reads_every_statement(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new reader not yet in TRIGGERS is never prefiltered: exactness needs no bookkeeping."""
+
+    def always(read: object) -> world.Departure:
+        return world.Departure(None, "later_change", "a new reader", "")
+
+    monkeypatch.setattr(world, "_READERS", (*world._READERS, always))
+    statement = world.statement_of(analyse("nothing to see here"), attached=False)
+    assert world.triggered(statement) == (always,)

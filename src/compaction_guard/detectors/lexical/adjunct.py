@@ -2,7 +2,7 @@
 
 A paraphrase that adds a content word is normally not certified: the word may be a
 qualifier ("for EU users", "DEBUG-level logs") or it may replace a rule word ("archived"
-for "deleted"). Three classes of words add nothing, and only when every content word of
+for "deleted"). Four classes of words add nothing, and only when every content word of
 the rule is matched (so the extra word cannot be standing where a rule word is missing)
 and the word is fastened to no rule word as its modifier:
 
@@ -14,7 +14,13 @@ and the word is fastened to no rule word as its modifier:
   a later act stands ahead of it ("refund, then get approval first");
 - a verb of inclusion where the rule says "without" ("every DELETE must include a
   WHERE clause" for "never run DELETE without a WHERE clause"): the same requirement
-  said from its positive side; polarity is still compared by the force guard.
+  said from its positive side; polarity is still compared by the force guard;
+- an aspect noun whose clause holds nothing but the rule's own words and values ("GitHub
+  rate: ...", "Retention for build artifacts is 90 days, after which ..."): it names which
+  aspect of the rule's subject the rule sets, as a label or as the subject of the clause
+  that states the value. Any other word in that clause ("burst rate", "retention target",
+  "nightly build artifacts") keeps it from counting, and a thing noun ("Stripe sandbox:")
+  is no aspect: it may name a scope.
 """
 
 from __future__ import annotations
@@ -22,7 +28,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from compaction_guard.anchors import values_equal
-from compaction_guard.detectors.lexical.lexicon import concept
+from compaction_guard.detectors.lexical.lexicon import STOPWORDS, concept
+from compaction_guard.detectors.lexical.switches import is_on
 from compaction_guard.normalize import stem
 
 if TYPE_CHECKING:
@@ -59,7 +66,12 @@ def is_adjunct(ctx: Context, index: int) -> bool:
     """Tell whether the window's extra word at `index` only restates the rule."""
     if not _all_matched(ctx) or _fastened(ctx, index):
         return False
-    return _measure_noun(ctx, index) or _sequence_adverb(ctx, index) or _inclusion(ctx, index)
+    return (
+        _measure_noun(ctx, index)
+        or _sequence_adverb(ctx, index)
+        or _inclusion(ctx, index)
+        or (is_on("aspect_label") and aspect_label(ctx, index))
+    )
 
 
 def _all_matched(ctx: Context) -> bool:
@@ -116,6 +128,43 @@ def _inclusion(ctx: Context, index: int) -> bool:
     if ctx.win.keys[index] not in _INCLUDE:
         return False
     return "without" in ctx.part.analysis.tokens and "without" not in ctx.win.tokens
+
+
+# Nouns that name an aspect of a thing (how fast, how long kept, in what form), not a thing:
+# heading a phrase of the rule's own words they say which aspect the rule sets.
+_ASPECTS = frozenset(
+    stem(word)
+    for word in (
+        *("rate", "range", "format", "formatting", "retention", "residency"),
+        *("frequency", "size", "quota", "usage", "timing", "schedule", "length"),
+    )
+)
+
+
+def aspect_label(ctx: Context, index: int) -> bool:
+    """Tell whether the word is an aspect noun in a clause of the rule's own words.
+
+    "GitHub rate: call the API ...", "Retention for build artifacts is 90 days, after which
+    they have to be deleted": every other word of its clause is a matched rule word, a
+    function word or a part of a rule value. A word that is none of these ("burst",
+    "target", "nightly") may narrow or soften the rule, so the noun is left extra.
+    """
+    win = ctx.win
+    if stem(win.tokens[index]) not in _ASPECTS:
+        return False
+    clause = win.clauses[index]
+    matched = set(ctx.al.matches.values()) | ctx.al.covered
+    rule_values = {
+        position
+        for found in ctx.region_values
+        if any(values_equal(wanted, found) for wanted in ctx.part.analysis.values)
+        for position in range(found.start, found.end)
+    }
+    return all(
+        at == index or at in matched or at in rule_values or win.tokens[at] in STOPWORDS
+        for at, number in enumerate(win.clauses)
+        if number == clause
+    )
 
 
 # Words that set a value's relation in time: "after 30 days" is not "during 30 days",

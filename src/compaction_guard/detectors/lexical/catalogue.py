@@ -180,6 +180,13 @@ RULES: tuple[Rule, ...] = (
         "paraphrased/issue_9_adjunct_measure_noun_after_value",
     ),
     _r(
+        "aspect_label",
+        set(),
+        adjunct.aspect_label,
+        "Equivalence: an aspect noun ('rate', 'retention', 'formatting') in a clause of only the rule's own words and values names what the rule sets ('GitHub rate: ...'); 'burst rate', 'retention target' stay extra.",
+        "paraphrased/aspect_label_rate_names_the_subject",
+    ),
+    _r(
         "qualifier_follows",
         set(),
         rules._qualifier_follows,

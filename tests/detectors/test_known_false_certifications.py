@@ -27,6 +27,7 @@ def test_known_false_certification_is_not_certified(case: dict[str, Any]) -> Non
 
 
 def test_known_false_certifications_are_well_formed() -> None:
-    assert CASES
+    # Empty when no hole is on record; a case added is a known hole, never a fixed one.
+    assert isinstance(CASES, list)
     for case in CASES:
         assert set(case) == {"mechanism", "constraint", "summary", "why"}

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 from compaction_guard.detectors.lexical.frame import WISH
 from compaction_guard.detectors.lexical.lexicon import ANAPHORS, GENERIC, ONLY_WORDS, RULE_NOUNS
 from compaction_guard.detectors.lexical.modality import Modality
+from compaction_guard.detectors.lexical.slot import permitted_side
 from compaction_guard.normalize import stem
 
 if TYPE_CHECKING:
@@ -67,6 +68,8 @@ def afterthoughts(ctx: _Facts) -> list[tuple[Counter[Modality], str]]:
     found = [(tokens, "same sentence") for tokens in groups.values()]
     following, heading = ctx.window.surroundings()
     for after in following:
+        if permitted_side(ctx.part, after):
+            continue  # "Deploys are fine outside that window" after a forbidden window
         for clause in sorted({after.clauses[m.start] for m in after.marks}):
             tokens = [(after, i) for i, c in enumerate(after.clauses) if c == clause]
             found.append((tokens, "next sentence"))

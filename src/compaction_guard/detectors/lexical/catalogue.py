@@ -295,6 +295,13 @@ RULES: tuple[Rule, ...] = (
         "contradicted/issue_9_only_rule_opened_to_everyone",
     ),
     _r(
+        "slot_permission",
+        {_C, _W},
+        world._slot_permission,
+        "A permission past the rule's own slot, named by an anaphor, its value or its words ('fine outside that window', 'fine above the cap'); another noun than the rule's act abstains.",
+        "contradicted/probe_slot_permission_rule_act_fine_after_its_end_time",
+    ),
+    _r(
         "later_exception",
         {_W},
         world._exception,

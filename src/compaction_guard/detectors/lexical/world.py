@@ -9,15 +9,32 @@ docs/DESIGN.md, "Closed-world certification" (promise 6a).
 from __future__ import annotations
 
 import contextlib
+import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from compaction_guard.anchors import comparable, extract_values, values_equal
-from compaction_guard.detectors.lexical.index import lookup_keys
+from compaction_guard.detectors.lexical.index import NUMBER, lookup_keys
 from compaction_guard.detectors.lexical.lexicon import GENERIC, RULE_NOUNS, STOPWORDS
 from compaction_guard.detectors.lexical.modality import NEGATIVE, Modality
+from compaction_guard.detectors.lexical.slot import (
+    BOUND_SLOT_WORDS,
+    INSIDE_SLOT,
+    PAST_SLOT,
+    SKIPPED,
+    TIME_SLOT_WORDS,
+    TIME_SLOTS,
+    TIME_WORDS,
+    TIMED,
+    forbids_past,
+    own_value,
+    permitted_side,
+    restating,
+    slot_end,
+    slot_nouns,
+)
 from compaction_guard.detectors.lexical.switches import is_on
 from compaction_guard.detectors.lexical.text import join
 from compaction_guard.normalize import stem
@@ -32,7 +49,13 @@ if TYPE_CHECKING:
     from compaction_guard.detectors.lexical.index import ViewIndex
     from compaction_guard.detectors.lexical.text import Analysis
 
-__all__ = ["Departure", "Statement", "departure_in_clause", "framing", "residue_departure"]
+__all__ = [
+    "Departure",
+    "Statement",
+    "departure_in_clause",
+    "framing",
+    "residue_departure",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -661,7 +684,7 @@ def _permission(r: _Read) -> Departure | None:
     """
     tokens = r.st.tokens
     permits = [] if _PERMIT.isdisjoint(r.words) else _permits(tokens)
-    if not permits:
+    if not permits or permitted_side(r.part, r.st):
         return None
     kind = Kind.WEAKENED if _scoped(tokens, r.own) else Kind.CONTRADICTED
     against = [i for i, t in enumerate(tokens) if t in _AGAINST and stem(t) not in r.own]
@@ -808,6 +831,133 @@ def _extension(r: _Read) -> Departure | None:
     return None
 
 
+def _slot_permission(r: _Read) -> Departure | None:
+    """Find a permission on the side of the rule's own slot that the rule forbids.
+
+    "Emergency patches are fine outside that window", "Export payloads are fine above
+    that cap", "Config templates are fine in /etc" (for "Never write files to /etc"): the
+    slot is named by an anaphor with a slot noun ("that window", "the cap"), by the rule's
+    own value ("after 03:00") or by its own words ("outside the EU region"). When the
+    permitted thing is the rule's own act the departure is named; another noun may be a
+    kind of the act or something else, which the tier cannot tell: never a certification.
+    """
+    words = r.words
+    if words.isdisjoint(_SLOT_PERMITS) and words.isdisjoint(_EXEMPT):
+        return None
+    tokens, clauses = r.st.tokens, r.st.clauses
+    past = forbids_past(r.part)
+    for at, token in enumerate(tokens):
+        exempt = token in _EXEMPT and at + 1 < len(tokens) and tokens[at + 1] == "from"
+        side = exempt or (token in PAST_SLOT if past else token in INSIDE_SLOT)
+        if side:
+            end = _slot_ref(r, at + 1 + exempt)
+        elif past and token in INSIDE_SLOT:
+            end = _other_time(r, at + 1)  # "Snapshots are fine on weekends": another time
+        else:
+            continue
+        if end is None:
+            continue
+        clause = _permission_clause(tokens, clauses, at)
+        if restating(tokens, clause):
+            continue
+        permits = [i for i in _permits(tokens) if i in clause and tokens[i] in _SLOT_PERMITS]
+        if not (exempt or permits):
+            continue
+        if not past and any(tokens[i] in PAST_SLOT for i in clause if i < at):
+            continue  # "fine outside /tmp, in the scratch dir": the past side speaks first
+        subject = _subject(r, clause, at, end)
+        if subject and all(stem(t) in r.own for t in subject) and _acts(tokens, permits):
+            kind = Kind.WEAKENED if _scoped(tokens, r.own) else Kind.CONTRADICTED
+            return _hit("slot_permission", kind, "the rule's act is permitted past its slot", r.st)
+        return _hit(
+            "slot_permission", None, "something is permitted past the rule's slot", r.st
+        )
+    return None
+
+
+# Permission words that grant a thing a place ("fine outside that window", "can go to main").
+_SLOT_PERMITS = _words("fine ok okay acceptable allowed permitted tolerated free can may approved")
+_EXEMPT = _words("exempt exempted excused")
+# Words of a permission clause that name no subject: the verb of going, helpers, fillers.
+_EVENTS = _words(
+    """
+    go goes going gone out run runs ran happen happens proceed proceeds ship ships take
+    taken place be is are was were been being it this there also still too either even
+    straight directly just
+    """,
+)
+
+
+def _permission_clause(tokens: Sequence[str], clauses: Sequence[int], at: int) -> list[int]:
+    """Return the clause around `at`, with the one before when it goes on elliptically.
+
+    "Snapshots are fine inside that window and on weekends": the clause "and on weekends"
+    borrows its permission from the clause before it.
+    """
+    if not clauses:
+        return list(range(len(tokens)))
+    own = [i for i in range(len(tokens)) if clauses[i] == clauses[at]]
+    if tokens[own[0]] in _ELLIPTIC and own[0] > 0:
+        before = clauses[own[0] - 1]
+        return [i for i in range(len(tokens)) if clauses[i] == before] + own
+    return own
+
+
+_ELLIPTIC = _words("and or plus also")
+
+
+def _slot_ref(r: _Read, start: int) -> int | None:
+    """Return where a reference to the rule's slot ends when one starts at `start`."""
+    return slot_end(r.part, r.own, r.st.tokens, r.st.values, start)
+
+
+def _other_time(r: _Read, start: int) -> int | None:
+    """Return where another time than a time window's own ends ("on weekends", "at 05:00").
+
+    Only for a rule with a time window: a permission at another time stands past it.
+    """
+    if not slot_nouns(r.part) >= TIME_SLOTS:
+        return None
+    tokens = r.st.tokens
+    values = {v.start: v for v in r.st.values}
+    for index in range(start, min(len(tokens), start + 3)):
+        value = values.get(index)
+        if value is not None:
+            timed = value.kind == "time" or value.dimension in TIMED
+            return value.end - 1 if timed and not own_value(r.part, value) else None
+        if tokens[index] in TIME_WORDS and stem(tokens[index]) not in r.own:
+            return index
+        if tokens[index] not in SKIPPED:
+            return None
+    return None
+
+
+def _subject(r: _Read, clause: Sequence[int], at: int, end: int) -> list[str]:
+    """Return the content words of a permission clause outside its slot and scope."""
+    tokens = r.st.tokens
+    found: list[str] = []
+    for i in clause:
+        token = tokens[i]
+        if at <= i <= end:
+            continue
+        if token in _SCOPERS and i > at:
+            break  # "... when the disk is idle": a scope, not the subject
+        if token.isalpha() and token not in STOPWORDS and token not in _SLOT_PERMITS | _EVENTS:
+            found.append(token)
+    return found
+
+
+def _acts(tokens: Sequence[str], permits: Sequence[int]) -> bool:
+    """Tell whether a permission grants an act: a permission word, or a modal of going."""
+    for i in permits:
+        if tokens[i] not in {"can", "may"}:
+            return True
+        following = [t for t in tokens[i + 1 : i + 3] if t not in {"also", "still"}]
+        if following and following[0] in _EVENTS:
+            return True
+    return False
+
+
 def _exception(r: _Read) -> Departure | None:
     tokens = r.st.tokens
     if not (r.refs or r.st.implicit or (r.st.attached and tokens[0] in _EXCEPT_OPENERS)):
@@ -930,6 +1080,7 @@ _READERS = (
     _scope,
     _change,
     _value,
+    _slot_permission,
 )
 
 Reader = Callable[["_Read"], "Departure | None"]
@@ -978,6 +1129,7 @@ TRIGGERS: dict[Reader, Trigger] = {
     _scope: lambda st: _has_phrase(st.tokens, _SCOPE_PHRASES) is not None,
     _change: lambda st: not _CHANGE.isdisjoint(st.words),
     _value: lambda st: bool(st.values) and not _reported(st.tokens),
+    _slot_permission: lambda st: not (_SLOT_PERMITS | _EXEMPT).isdisjoint(st.words),
 }
 _PREFILTER = [True]
 
@@ -1129,7 +1281,30 @@ def topic_sentences(part: Part, index: ViewIndex, skip: frozenset[int]) -> list[
         nxt = index.next_id(sid)
         if nxt is not None and nxt not in skip:
             found[nxt] = True
+    # A slot named only by an anaphor or by the rule's value ("fine outside that window",
+    # "fine after 03:00") is read too; it speaks past the rule, so attaches nothing after it.
+    for sid in index.candidates(_slot_keys(part), ()):
+        if sid not in skip:
+            found.setdefault(sid, False)
     return sorted(found.items())
+
+
+def _slot_keys(part: Part) -> frozenset[str]:
+    """Return the index keys of the slot nouns and exact values a slot reference may use."""
+    exact = frozenset(
+        k for k in part.lookup if k.startswith(NUMBER) and k[len(NUMBER) :].isdigit()
+    )
+    nouns = slot_nouns(part)
+    words = [w for w in (*TIME_SLOT_WORDS, *BOUND_SLOT_WORDS) if stem(w) in nouns]
+    nouns_keys = frozenset(k for k in lookup_keys(words) if not k.startswith("~"))
+    return nouns_keys | exact | _range_keys(part)
+
+
+def _range_keys(part: Part) -> frozenset[str]:
+    """Return the index keys of the rule's two ends written as one range ("01:00-03:00")."""
+    values = part.analysis.values
+    joined = [f"{a.surface}-{b.surface}" for a, b in itertools.pairwise(values)]
+    return frozenset(k for k in lookup_keys(joined) if k[len(NUMBER) :].isdigit())
 
 
 _RULE_NOUN_KEYS = lookup_keys(
@@ -1248,6 +1423,7 @@ def _window_of(index: ViewIndex, sids: Sequence[int]) -> Analysis:
 
 _TRIGGERS = frozenset().union(
     _LIFT,
+    _EXEMPT,
     _CHANGE,
     _PERMIT,
     _AGAINST,

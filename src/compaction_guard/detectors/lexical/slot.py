@@ -1,0 +1,194 @@
+"""The rule's slot: where it lets its act happen, and how a statement points at it.
+
+"Only deploy between 02:00 and 04:00" forbids what lies outside its window; "Never write
+to /etc" forbids its slot itself. A statement names the slot by an anaphor with a slot
+noun ("that window", "the cap"), by the rule's own value ("after 03:00") or by its own
+words ("outside the EU region"). The closed world (world.py) reads a permission there as
+a departure, and an afterthought (afterthought.py) permitting only on the side the rule
+leaves open as none.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+from compaction_guard.anchors import values_equal
+from compaction_guard.detectors.lexical.lexicon import ANAPHORS, STOPWORDS
+from compaction_guard.detectors.lexical.modality import NEGATIVE, Modality
+from compaction_guard.normalize import stem
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from compaction_guard.anchors import Value
+    from compaction_guard.detectors.lexical.align import Part
+
+__all__ = [
+    "BOUND_SLOT_WORDS",
+    "INSIDE_SLOT",
+    "PAST_SLOT",
+    "SKIPPED",
+    "TIMED",
+    "TIME_SLOTS",
+    "TIME_SLOT_WORDS",
+    "TIME_WORDS",
+    "Worded",
+    "forbids_past",
+    "own_value",
+    "permitted_side",
+    "restating",
+    "slot_end",
+    "slot_nouns",
+]
+
+
+class Worded(Protocol):
+    """A read stretch of text: an analysed sentence or a closed-world statement."""
+
+    @property
+    def tokens(self) -> Sequence[str]:
+        """The stretch's tokens."""
+        ...
+
+    @property
+    def values(self) -> Sequence[Value]:
+        """The values found in it."""
+        ...
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_DETERMINERS = _words("the a an our their its his her your my")
+_NEGATORS = _words("not never no n't without nothing none nobody neither nor")
+_EXCLUSIVE = _words("only sole")
+_SLOT_REACH = 6  # a slot reference is a short phrase: "outside the 02:00-04:00 UTC window"
+_BOUND_WORDS = _words("under below over above within less more fewer exceed exceeds beyond")
+
+# Words that put a statement past a slot, and words that put it inside one.
+PAST_SLOT = _words("outside beyond above over past after exceeding")
+INSIDE_SLOT = _words("in into to on onto during within inside between at")
+# Verbs in a rule's slot that already speak past it: "must not exceed $800", "never leave the EU".
+_PAST_VERBS = _words(
+    "exceed exceeds exceeding leave leaves leaving surpass outside beyond above over"
+)
+# Slot nouns an anaphor may use for a rule's time window or for its bound.
+TIME_SLOT_WORDS = ("window", "hours", "slot", "period", "timeframe")
+BOUND_SLOT_WORDS = (
+    *("limit", "cap", "ceiling", "budget", "quota"),
+    *("maximum", "minimum", "threshold"),
+)
+TIME_SLOTS = frozenset(stem(w) for w in TIME_SLOT_WORDS)
+_BOUND_SLOTS = frozenset(stem(w) for w in BOUND_SLOT_WORDS)
+TIME_WORDS = _words(
+    """
+    monday mondays tuesday tuesdays wednesday wednesdays thursday thursdays friday fridays
+    saturday saturdays sunday sundays weekday weekdays weekend weekends
+    """,
+)
+SKIPPED = _DETERMINERS | ANAPHORS | _words("than any of")
+# Value dimensions of a time: a clock time, a range of them, a duration, a set of days.
+TIMED = frozenset({"time", "clock", "clock-range", "dayset"})
+
+
+def forbids_past(part: Part) -> bool:
+    """Tell whether the rule forbids what lies past its slot, or what lies inside it.
+
+    "Only deploy inside the window", "Keep responses under 2 MB", "must not exceed $800",
+    "never delete files outside /tmp" forbid the far side; "Never write to /etc" and
+    "Never deploy between 02:00 and 04:00" forbid the slot itself.
+    """
+    past = not _PAST_VERBS.isdisjoint(part.analysis.tokens)
+    if any(mark.modality in NEGATIVE for mark in part.analysis.marks):
+        return past
+    return not past or bool(part.classes[Modality.MAX] or part.classes[Modality.MIN])
+
+
+def permitted_side(part: Part, analysis: Worded) -> bool:
+    """Tell whether a sentence permits something only on the side the rule leaves open.
+
+    "Deploys are fine outside that window" after "Never deploy between 02:00 and 04:00",
+    "Snapshots are fine inside that window too" after "Run backups only between ...":
+    the permission stands where the rule already allows, so it departs from nothing. The
+    slot reference must close the sentence, with no other side word, so "... and on
+    weekends" is never excused.
+    """
+    tokens = analysis.tokens
+    own = frozenset(stem(t) for t in part.analysis.tokens)
+    past = forbids_past(part)
+    sides = [i for i, t in enumerate(tokens) if t in PAST_SLOT or t in INSIDE_SLOT]
+    if len(sides) != 1 or restating(tokens, range(len(tokens))):
+        return False
+    at = sides[0]
+    if (tokens[at] in PAST_SLOT) == past:
+        return False  # the side the rule forbids
+    end = slot_end(part, own, tokens, analysis.values, at + 1)
+    rest = [t for t in tokens[(end or at) + 1 :] if t.isalnum()]
+    return end is not None and not (set(rest) - _CLOSING)
+
+
+_CLOSING = _words("too either as well")
+
+
+def slot_end(
+    part: Part,
+    own: frozenset[str],
+    tokens: Sequence[str],
+    found_values: Sequence[Value],
+    start: int,
+) -> int | None:
+    """Return where a reference to the rule's slot ends when one starts at `start`.
+
+    The rule's own value (or a range of its own ends), the rule's own words ("the EU
+    region", "/etc"), or a determiner or pointer with a slot noun of the rule's kind
+    ("that window" for a time window, "the cap" for a bound).
+    """
+    values = {v.start: v for v in found_values}
+    pointed = False
+    found: int | None = None
+    for index in range(start, min(len(tokens), start + _SLOT_REACH)):
+        token = tokens[index]
+        value = values.get(index)
+        if value is not None:
+            if not own_value(part, value):
+                return found
+            found = value.end - 1
+            continue
+        if token in SKIPPED:
+            pointed = True
+            continue
+        word = stem(token)
+        if pointed and word in slot_nouns(part):
+            return index
+        if word not in own or token in STOPWORDS:
+            return found
+        found = index
+    return found
+
+
+def own_value(part: Part, value: Value) -> bool:
+    """Tell whether `value` is one of the rule's own, or a range of its own two ends."""
+    values = part.analysis.values
+    ends = value.ends or (value,)
+    return any(values_equal(value, v) for v in values) or all(
+        any(values_equal(e, v) for v in values) for e in ends
+    )
+
+
+def slot_nouns(part: Part) -> frozenset[str]:
+    """Return the slot nouns an anaphor may use for this rule ("that window", "the cap")."""
+    analysis = part.analysis
+    nouns: set[str] = set()
+    timed = any(v.kind == "time" or v.dimension in TIMED for v in analysis.values)
+    if timed or not TIME_WORDS.isdisjoint(analysis.tokens) or "window" in analysis.tokens:
+        nouns |= TIME_SLOTS
+    bounded = part.classes[Modality.MAX] or part.classes[Modality.MIN]
+    if analysis.values and (bounded or not _BOUND_WORDS.isdisjoint(analysis.tokens)):
+        nouns |= _BOUND_SLOTS
+    return frozenset(nouns)
+
+
+def restating(tokens: Sequence[str], clause: Sequence[int]) -> bool:
+    """Tell whether a clause restates a bound rather than permitting ("not ... outside")."""
+    return any(tokens[i] in _NEGATORS or tokens[i] in _EXCLUSIVE for i in clause)

@@ -19,6 +19,13 @@ from compaction_guard.anchors import (
     is_identifier,
     is_soft_identifier,
 )
+from compaction_guard.detectors.lexical.acts import (
+    ACTS,
+    ActSite,
+    act_sites,
+    equivalent_acts,
+    verb_use,
+)
 from compaction_guard.detectors.lexical.frame import WISH
 from compaction_guard.detectors.lexical.index import key_weight, lookup_keys
 from compaction_guard.detectors.lexical.lexicon import (
@@ -30,6 +37,7 @@ from compaction_guard.detectors.lexical.lexicon import (
     concept,
 )
 from compaction_guard.detectors.lexical.modality import NEGATIVE, Mark, Modality
+from compaction_guard.detectors.lexical.switches import is_on
 from compaction_guard.detectors.lexical.text import ID, Analysis, analyse, lexical_form, token_key
 from compaction_guard.normalize import (
     fold_whitespace,
@@ -67,6 +75,8 @@ class Part:
     family: frozenset[str] = frozenset()
     names: tuple[int, ...] = ()
     keyed: tuple[tuple[int, str], ...] = ()
+    acts: tuple[ActSite, ...] = ()
+    generic: frozenset[int] = frozenset()
 
 
 @functools.lru_cache(maxsize=4096)
@@ -98,9 +108,12 @@ def parts_of(text: str) -> tuple[Part, ...]:
 def _part(text: str) -> Part:
     analysis = analyse(text)
     content = tuple(i for i, key in enumerate(analysis.keys) if key is not None)
+    # A generic noun may go unsaid; a generic word used as the rule's verb may not.
+    generic = frozenset(
+        i for i in content if analysis.keys[i] in GENERIC and not verb_use(analysis.tokens, i)
+    )
     weights = tuple(
-        _GENERIC_WEIGHT if analysis.keys[i] in GENERIC else _weight(analysis.tokens[i])
-        for i in content
+        _GENERIC_WEIGHT if i in generic else _weight(analysis.tokens[i]) for i in content
     )
     significant = tuple(
         i for i, token in enumerate(analysis.tokens) if token not in STOPWORDS or token in RELATIONS
@@ -127,6 +140,8 @@ def _part(text: str) -> Part:
             if is_identifier(analysis.tokens[i]) or is_soft_identifier(analysis.tokens[i])
         ),
         offered=sum(key_weight(k) for k in lookup_keys(analysis.tokens[i] for i in content)),
+        acts=act_sites(analysis),
+        generic=generic,
     )
 
 
@@ -234,12 +249,14 @@ def align(part: Part, window: Analysis, span: tuple[int, int] | None = None) -> 
         else:
             covered.update(range(position, position + width))
         matched_weight += weight
+    if part.acts and matches:
+        matched_weight += _equivalent_acts(part, window, matches, covered, span)
     topic = _topic(part, window, matches, span)
     found_keys = {keys[i] for i in matches}
     # A part that says one thing twice ("calls ... requests") is complete when the
     # window says it once.
     complete = all(
-        i in matches or keys[i] in GENERIC or keys[i] in found_keys for i in part.content
+        i in matches or _may_go_unsaid(part, i) or keys[i] in found_keys for i in part.content
     )
     return Alignment(
         matches=matches,
@@ -251,6 +268,33 @@ def align(part: Part, window: Analysis, span: tuple[int, int] | None = None) -> 
         topic_clauses=topic,
         region=_region(window, topic),
     )
+
+
+def _equivalent_acts(
+    part: Part,
+    window: Analysis,
+    matches: dict[int, int],
+    covered: set[int],
+    span: tuple[int, int] | None,
+) -> float:
+    """Align the rule's verbs that the window names with another verb of their act.
+
+    Return the weight they add; see `acts`.
+    """
+    switched_on = frozenset(act.name for act in ACTS if is_on(act.name))
+    found = equivalent_acts(
+        part.acts, part.analysis, window, matches, covered, switched_on=switched_on, span=span
+    )
+    matches.update(found)
+    weights = dict(zip(part.content, part.weights, strict=True))
+    return sum(weights.get(index, 0.0) for index in found)
+
+
+def _may_go_unsaid(part: Part, index: int) -> bool:
+    """Tell whether a rule word may be missing: a generic noun, never a generic verb."""
+    if index in part.generic:
+        return True
+    return not is_on("generic_verb") and part.analysis.keys[index] in GENERIC
 
 
 def _found(

@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from compaction_guard.detectors.lexical import (
+    acts,
     adjunct,
+    align,
     context,
     damage,
     detector,
@@ -207,7 +209,56 @@ RULES: tuple[Rule, ...] = (
         "A relation word before a rule value that the rule has not there ('after 04:00' for 'at 04:00') keeps it from certifying.",
         "unverifiable/probe_time_relation_word_before_the_value",
     ),
+    _r(
+        "generic_verb",
+        set(),
+        align._may_go_unsaid,
+        "A generic noun ('record', 'process', 'access') may go unsaid, but used as the rule's verb ('must be processed in') it is the act and must be matched.",
+        "unverifiable/probe_generic_verb_processing_read_as_keeping",
+    ),
     # Equivalences: a wording of the rule's values or force that counts as the rule's own.
+    _r(
+        "act_residence",
+        set(),
+        acts.equivalent_acts,
+        "Equivalence: where something is kept at rest, 'stored/kept/held in', 'resides in', 'lives in', on the rule's own object (processing, caching or backing up there are other acts).",
+        "paraphrased/act_residence_reside",
+    ),
+    _r(
+        "act_route",
+        set(),
+        acts.equivalent_acts,
+        "Equivalence: the way through an intermediary, 'route/send through', 'go/pass/flow via or through', on the rule's own object ('go to' names the destination and is not one).",
+        "paraphrased/act_route_go_via",
+    ),
+    _r(
+        "act_record",
+        set(),
+        acts.equivalent_acts,
+        "Equivalence: an entry in a record (a log, trail, journal, ledger), 'written to', 'recorded/logged/entered in'; writing a file is another act.",
+        "paraphrased/act_record_entered",
+    ),
+    _r(
+        "act_prefix",
+        set(),
+        acts.equivalent_acts,
+        "Equivalence: how a name opens, 'start with', 'begin with', 'be prefixed with', on the rule's own prefix.",
+        "paraphrased/act_prefix_prefixed",
+    ),
+    _r(
+        "act_bind",
+        set(),
+        acts.equivalent_acts,
+        "Equivalence: a service taking connections on a port, 'listen on', 'bind (to)', 'serve on'; connecting to, opening or exposing a port are other acts.",
+        "paraphrased/act_bind_only_port",
+    ),
+    _r(
+        "act_refuse",
+        set(),
+        acts.equivalent_acts,
+        "Equivalence: turning something away, 'reject', 'refuse', 'deny', with a rule word of the object in the verb's clause.",
+        "paraphrased/act_refuse_passive",
+    ),
     _r(
         "range_pair",
         set(),

@@ -419,11 +419,17 @@ def _restricted_permissions(win: Analysis, marks: Sequence[Mark]) -> int:
         for m in marks
         if m.modality is _M.ALLOW
         and any(
-            abs(m.start - o.start) <= _RESTRICT_REACH
-            and win.clauses[m.start] == win.clauses[o.start]
+            _gap(m, o) <= _RESTRICT_REACH and win.clauses[m.start] == win.clauses[o.end - 1]
             for o in onlies
         )
     )
+
+
+def _gap(permission: Mark, only: Mark) -> int:
+    """Words from an "only" phrase to a permission ("the one and only port ... may")."""
+    if permission.start >= only.start:
+        return permission.start - (only.end - 1)
+    return only.start - permission.start
 
 
 def _negates(mark: Mark, win: Analysis, al: Alignment) -> bool:

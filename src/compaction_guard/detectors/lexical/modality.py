@@ -142,6 +142,7 @@ _PHRASES: dict[Modality, tuple[str, ...]] = {
     _M.ONLY: _phrases(
         """
         only, exclusively, solely, restricted to, limited to, confined to, nothing but,
+        one and only,
         nothing other than, no other, sole, nothing else, alone
         """,
     ),

@@ -182,7 +182,25 @@ def _paraphrase(ctx: Context) -> Reading | None:
     marks = [m for m in ctx.win.marks if ctx.win.clauses[m.start] in region]
     starts += [m.start for m in marks]
     ends += [m.end for m in marks]
-    return _certified(ctx, Kind.PARAPHRASED, "paraphrase", (min(starts), max(ends)))
+    return _certified(ctx, Kind.PARAPHRASED, "paraphrase", (min(starts), _own_tail(ctx, max(ends))))
+
+
+def _own_tail(ctx: Context, stop: int) -> int:
+    """Extend a restatement over the rule's own unkeyed words that close it.
+
+    "... through the billing team": "team" is a light word, matched to nothing, yet the
+    rule's; what is appended after it ("or the support team") must be read as appended.
+    """
+    win, own = ctx.win, set(ctx.part.analysis.tokens)
+    tokens = win.tokens
+    while (
+        0 < stop < len(tokens)
+        and tokens[stop] in own
+        and tokens[stop] not in RELATIONS
+        and win.clauses[stop] == win.clauses[stop - 1]
+    ):
+        stop += 1
+    return stop
 
 
 def _certified(ctx: Context, kind: Kind, rule: str, span: tuple[int, int]) -> Reading:
@@ -755,10 +773,35 @@ _PARTICIPLE_AUXILIARIES = frozenset({
 
 
 def _bounded_permission(ctx: Context, modality: Modality) -> bool:
-    """`may` inside a kept bound ("no more than 4 may run") does not loosen the rule."""
+    """`may` inside a kept bound ("no more than 4 may run") does not loosen the rule.
+
+    A ceiling on the permitted act is the rule's own limit: "may spend at most $500",
+    "no more than 4 jobs may run". A floor never is ("may be at least 12 characters"),
+    and a bound before the permission on a measure of the thing acted on only picks what
+    the act applies to: "uploads below 1 KB may be rejected" is not "reject uploads
+    below 1 KB".
+    """
     if modality is not _M.ALLOW:
         return False
-    return any(ctx.part.classes[m] and ctx.w_classes[m] for m in (_M.ONLY, _M.MAX, _M.MIN))
+    if ctx.part.classes[_M.ONLY] and ctx.w_classes[_M.ONLY]:
+        return True
+    if not (ctx.part.classes[_M.MAX] and ctx.w_classes[_M.MAX]):
+        return False
+    win = ctx.win
+    region = ctx.al.region
+    marks = [m for m in win.marks if win.clauses[m.start] in region]
+    ceilings = [m for m in marks if m.modality is _M.MAX]
+    for permission in (m for m in marks if m.modality is _M.ALLOW):
+        clause = win.clauses[permission.start]
+        for ceiling in ceilings:
+            if win.clauses[ceiling.start] != clause:
+                continue
+            if ceiling.start > permission.start:
+                return True  # "may spend at most $500"
+            bounded = [v for v in ctx.region_values if v.start >= ceiling.end]
+            if bounded and bounded[0].start < permission.start and bounded[0].kind == "number":
+                return True  # "no more than 4 jobs may run"
+    return False
 
 
 def _attributions(ctx: Context) -> set[int]:

@@ -1,0 +1,310 @@
+"""Acts named by another verb: a restatement that says the rule's own act in other words.
+
+A rule's main verb is its act ("store", "route", "write to the log"). A paraphrase often
+names the same act with another verb or structure ("may only live in ca-central-1",
+"goes via the account manager", "recorded in the audit log"), and the alignment then
+misses the rule's verb and reads the window's as an unexplained extra word.
+
+An act swap is usually a mutation ("print" for "rotate", "archive" for "delete",
+"snapshot" for "backup"), so a verb never stands for another on its own. Each class below
+is one act on one kind of object, and the window's verb counts as the rule's only when:
+
+- both verbs belong to the class, the rule's verb with its relation word after it
+  ("stored in", "route ... through", "start with"), the window's with one of the class's
+  relation words right after it (only an adverb of exclusivity may stand between);
+- the object after the window's relation word is the rule's own object: the first content
+  word (or value) after it is aligned to a rule word that stands after the rule's relation
+  word, so "lives in us-east-1" never stands for "stored in ca-central-1";
+- for a class with an object kind (an audit entry is written to a log), the rule's
+  object is of that kind.
+
+A class whose act takes a direct object ("bind port 8443", "connections get refused")
+asks instead that a rule word of the object sit in the window verb's clause. Everything
+else (polarity, values, names, extra words) is still compared by the other checks, so a
+negated or widened restatement is never certified.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from compaction_guard.anchors import values_equal
+from compaction_guard.normalize import stem
+
+if TYPE_CHECKING:
+    from compaction_guard.detectors.lexical.text import Analysis
+
+__all__ = ["ACTS", "Act", "ActSite", "act_sites", "equivalent_acts", "verb_use"]
+
+
+@dataclass(frozen=True, slots=True)
+class Act:
+    """One act on one kind of object, in the wordings that name it.
+
+    `name` is the catalogue name (`lexical.<name>`); `verbs` are surface forms;
+    `particles` the relation words that introduce the object; `direct` whether the
+    verb may take its object without one; `objects` stems one of which must head the
+    rule's object (empty: any object).
+    """
+
+    name: str
+    verbs: frozenset[str]
+    particles: frozenset[str]
+    direct: bool = False
+    objects: frozenset[str] = frozenset()
+
+
+def _forms(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+ACTS: tuple[Act, ...] = (
+    # Where something is kept at rest: "stored in", "kept in", "held in", "resides in",
+    # "lives in". Processing, caching, backing up or copying somewhere are other acts.
+    Act(
+        "act_residence",
+        _forms(
+            """
+            store stores stored storing keep keeps kept keeping hold holds held holding
+            reside resides resided residing live lives lived
+            """,
+        ),
+        _forms("in within inside"),
+    ),
+    # Passing through an intermediary on the way: "route through", "go via", "pass
+    # through". "Go to" names the destination, not the way, and is not here.
+    Act(
+        "act_route",
+        _forms(
+            """
+            route routes routed routing go goes went gone going pass passes passed passing
+            flow flows flowed flowing send sends sent sending channel channels channelled
+            channeled funnel funnels funnelled funneled
+            """,
+        ),
+        _forms("through via"),
+    ),
+    # An entry made in a record: "written to the audit log", "recorded in", "logged in",
+    # "entered in". Only with a record as the object: writing a file is another act.
+    Act(
+        "act_record",
+        _forms(
+            """
+            write writes wrote written writing record records recorded recording log logs
+            logged logging enter enters entered entering
+            """,
+        ),
+        _forms("to in into"),
+        objects=frozenset(
+            stem(word) for word in _forms("log logs trail journal ledger register changelog")
+        ),
+    ),
+    # How a name opens: "start with", "begin with", "be prefixed with".
+    Act(
+        "act_prefix",
+        _forms(
+            "start starts started starting begin begins began begun beginning prefixed prefix",
+        ),
+        _forms("with"),
+    ),
+    # A service taking connections on a port: "listen on", "bind (to)", "serve on".
+    # Connecting to a port, opening or exposing one are other acts.
+    Act(
+        "act_bind",
+        _forms("listen listens listened listening bind binds bound binding serve serves"),
+        _forms("on to"),
+        direct=True,
+        objects=frozenset({stem("port"), stem("ports")}),
+    ),
+    # Turning something away: "reject", "refuse", "deny". "Decline" also means to fall
+    # ("sign-ups declined") and is not here.
+    Act(
+        "act_refuse",
+        _forms(
+            """
+            reject rejects rejected rejecting refuse refuses refused refusing deny denies
+            denied denying
+            """,
+        ),
+        frozenset(),
+        direct=True,
+    ),
+)
+# Adverbs that may stand between a verb and its relation word ("may only live in").
+_BETWEEN = frozenset({"only", "exclusively", "solely", "always", "strictly", "just", "entirely"})
+_OBJECT_REACH = 4  # "through their account manager": the object's first content word
+_BY_NAME = {act.name: act for act in ACTS}
+_VERBS = frozenset(verb for act in ACTS for verb in act.verbs)
+
+
+@dataclass(frozen=True, slots=True)
+class ActSite:
+    """A verb of the rule that names a classed act: where it is and what its object is."""
+
+    index: int
+    act: str
+    objects: frozenset[int]
+
+
+def act_sites(analysis: Analysis) -> tuple[ActSite, ...]:
+    """Return the rule's verbs that name a classed act, each with its object's positions.
+
+    The object is every content word after the verb's relation word (to the end of the
+    rule: "through their account manager, Priya Nair"); for a direct act, every content
+    word after the verb, or before it when no content word follows ("connections ...
+    must be rejected").
+    """
+    tokens = analysis.tokens
+    if _VERBS.isdisjoint(tokens):
+        return ()
+    sites: list[ActSite] = []
+    for index, token in enumerate(tokens):
+        if token not in _VERBS or analysis.mark_at[index] >= 0:
+            continue
+        for act in ACTS:
+            if token not in act.verbs:
+                continue
+            objects = _rule_object(analysis, index, act)
+            if objects and _of_kind(analysis, objects, act):
+                sites.append(ActSite(index, act.name, objects))
+                break
+    return tuple(sites)
+
+
+def _rule_object(analysis: Analysis, index: int, act: Act) -> frozenset[int]:
+    tokens, keys = analysis.tokens, analysis.keys
+    # The rule may put its direct object first ("route all communication through").
+    particle = next(
+        (
+            i
+            for i in range(index + 1, len(tokens))
+            if analysis.clauses[i] == analysis.clauses[index] and tokens[i] in act.particles
+        ),
+        None,
+    )
+    content = [i for i, key in enumerate(keys) if key is not None and i != index]
+    values = [v.start for v in analysis.values]
+    if particle is not None:
+        return frozenset(i for i in [*content, *values] if i > particle)
+    if not act.direct:
+        return frozenset()
+    after = [i for i in [*content, *values] if i > index]
+    return frozenset(after or [i for i in [*content, *values] if i < index])
+
+
+def _particle(tokens: tuple[str, ...], index: int, act: Act) -> int | None:
+    """Return the position of the act's relation word after the verb, if it stands there."""
+    position = index + 1
+    while position < len(tokens) and tokens[position] in _BETWEEN:
+        position += 1
+    if position < len(tokens) and tokens[position] in act.particles:
+        return position
+    return None
+
+
+def _of_kind(analysis: Analysis, objects: frozenset[int], act: Act) -> bool:
+    if not act.objects:
+        return True
+    return any(stem(analysis.tokens[i]) in act.objects for i in objects)
+
+
+def equivalent_acts(
+    sites: tuple[ActSite, ...],
+    rule: Analysis,
+    window: Analysis,
+    matches: dict[int, int],
+    covered: set[int],
+    *,
+    switched_on: frozenset[str],
+    span: tuple[int, int] | None = None,
+) -> dict[int, int]:
+    """Return rule verb -> window verb for the rule's acts the window names with another verb.
+
+    Only acts whose class is in `switched_on`, and only window verbs no other rule word
+    is aligned to (inside `span` when one is given). `covered` gains every window verb
+    read as the rule's act, also for a rule verb that carries no content key ("keep" is
+    a light word).
+    """
+    found: dict[int, int] = {}
+    aligned = {position: index for index, position in matches.items()}
+    for site in sites:
+        if site.index in matches or site.act not in switched_on:
+            continue
+        act = _BY_NAME[site.act]
+        low, high = span or (0, len(window.tokens))
+        for position in range(low, high):
+            token = window.tokens[position]
+            if token not in act.verbs or position in covered or window.mark_at[position] >= 0:
+                continue
+            if _same_object(site, act, rule, window, position, aligned=aligned):
+                if rule.keys[site.index] is not None:
+                    found[site.index] = position
+                covered.add(position)
+                break
+    return found
+
+
+def _same_object(
+    site: ActSite,
+    act: Act,
+    rule: Analysis,
+    window: Analysis,
+    position: int,
+    *,
+    aligned: dict[int, int],
+) -> bool:
+    """Tell whether the window's verb at `position` acts on the rule verb's own object."""
+    clause = window.clauses[position]
+    particle = _particle(window.tokens, position, act)
+    if particle is None:
+        return act.direct and any(
+            window.clauses[p] == clause and index in site.objects for p, index in aligned.items()
+        )
+    if window.clauses[particle] != clause:
+        return False
+    return _object_after(site, rule, window, particle, aligned=aligned)
+
+
+def _object_after(
+    site: ActSite, rule: Analysis, window: Analysis, particle: int, *, aligned: dict[int, int]
+) -> bool:
+    """Tell whether the first content word or value after the relation word is the rule's."""
+    clause = window.clauses[particle]
+    starts = {v.start: v for v in window.values}
+    for after in range(particle + 1, min(particle + 1 + _OBJECT_REACH, len(window.tokens))):
+        if window.clauses[after] != clause:
+            break
+        if after in aligned:
+            return aligned[after] in site.objects
+        value = starts.get(after)
+        if value is not None:
+            return any(v.start in site.objects and values_equal(v, value) for v in rule.values)
+        if window.keys[after] is not None:
+            break  # another object: "lives in us-east-1"
+    return False
+
+
+# Words after which a word is a verb: a modal, a negation, an auxiliary ("to" is also a
+# preposition: "pin pandas to version 2.1.4").
+_VERB_LEADS = _forms(
+    """
+    must should shall will would can could may might never not do does did don't
+    doesn't always be is are was were been being get gets
+    """,
+)
+
+
+def verb_use(tokens: tuple[str, ...], index: int) -> bool:
+    """Tell whether the word at `index` is used as a verb: the rule's act, never free.
+
+    "Process", "access", "record" and "flag" are generic as nouns ("the orders_prod
+    database" says no more than "orders_prod"), but as the rule's verb they are its act:
+    "must only be processed in eu-west-1" is not restated by "must only be kept in
+    eu-west-1". An -ed or -ing form, a word after a modal, a negation or an auxiliary,
+    and the first word of an imperative are verbs.
+    """
+    token = tokens[index]
+    if token.endswith(("ed", "ing")):
+        return True
+    return index == 0 or tokens[index - 1] in _VERB_LEADS

@@ -171,7 +171,7 @@ RULES: tuple[Rule, ...] = (
         "extra_content",
         set(),
         rules._extra_content,
-        "A content word in the rule's clauses that the rule lacks is a qualifier, and so is a light or generic noun fastened before a rule noun ('session tokens', 'database backups').",
+        "A content word in the rule's clauses that the rule lacks is a qualifier, and so is a light or generic noun fastened before a rule noun ('session tokens', 'database backups') or dividing the rule's quantity ('per user', 'for each agent').",
         "paraphrased/para2_d_job_stop_hours_words",
     ),
     _r(

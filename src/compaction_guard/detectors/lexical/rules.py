@@ -518,7 +518,7 @@ def _unshared_words(ctx: Context, span: tuple[int, int] | None) -> list[int]:
         key = ctx.win.keys[index]
         if index in skip or index in inside:
             continue
-        if key is None and _light_modifier(ctx, index):
+        if key is None and (_light_modifier(ctx, index) or _distributed_to(ctx, index)):
             found.append(index)
             continue
         if key is None or key in ctx.part.family:
@@ -549,6 +549,23 @@ def _light_modifier(ctx: Context, index: int) -> bool:
     if stem(token) in {stem(t) for t in ctx.part.analysis.tokens}:
         return False
     return _fastened_to_rule_noun(ctx, index)
+
+
+def _distributed_to(ctx: Context, index: int) -> bool:
+    """Tell whether a light noun the rule lacks follows "per" or "for each" (a quota for each).
+
+    "At most 50 calls per minute per user" gives every user the rule's quota: the total
+    the rule caps is no longer capped. The light noun ("user", "agent", "session") is no
+    frame there but the unit the rule's quantity is divided by.
+    """
+    tokens = ctx.win.tokens
+    word = stem(tokens[index])
+    if word not in LIGHT_NOUNS or word in {stem(t) for t in ctx.part.analysis.tokens}:
+        return False
+    before = tokens[index - 1] if index > 0 else ""
+    if before == "per":
+        return True
+    return before in {"each", "every"} and index > 1 and tokens[index - 2] == "for"
 
 
 # Generic nouns of a place that holds things: after a plain rule noun they are its head.

@@ -20,7 +20,11 @@ and the word is fastened to no rule word as its modifier:
   aspect of the rule's subject the rule sets, as a label or as the subject of the clause
   that states the value. Any other word in that clause ("burst rate", "retention target",
   "nightly build artifacts") keeps it from counting, and a thing noun ("Stripe sandbox:")
-  is no aspect: it may name a scope.
+  is no aspect: it may name a scope;
+- the second word of an emphatic idiom ("every single", "any given", "the one and only"):
+  it restates the quantifier or the "only" it stands by, and the force guard still compares
+  that force. Outside the idiom the word keeps its meaning ("single tenants", "one bucket",
+  "every distance given by the client").
 """
 
 from __future__ import annotations
@@ -33,10 +37,12 @@ from compaction_guard.detectors.lexical.switches import is_on
 from compaction_guard.normalize import stem
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from compaction_guard.detectors.lexical.context import Context
     from compaction_guard.detectors.lexical.text import Analysis
 
-__all__ = ["is_adjunct", "time_relation"]
+__all__ = ["aspect_label", "emphatic_idiom", "is_adjunct", "time_relation"]
 
 # Nouns that name a kind of quantity: a span of time, a recurrence, a threshold.
 _MEASURE_NOUNS = frozenset(
@@ -64,7 +70,11 @@ _INCLUDE = frozenset({concept(stem("include")), concept(stem("contain"))})
 
 def is_adjunct(ctx: Context, index: int) -> bool:
     """Tell whether the window's extra word at `index` only restates the rule."""
-    if not _all_matched(ctx) or _fastened(ctx, index):
+    if not _all_matched(ctx):
+        return False
+    if is_on("emphatic_idiom") and emphatic_idiom(ctx.win.tokens, index):
+        return True  # "every single tenant": the idiom sits before the noun it quantifies
+    if _fastened(ctx, index):
         return False
     return (
         _measure_noun(ctx, index)
@@ -165,6 +175,23 @@ def aspect_label(ctx: Context, index: int) -> bool:
         for at, number in enumerate(win.clauses)
         if number == clause
     )
+
+
+# Quantifiers and the word that only stresses them right after: "every single", "any given".
+_STRESSED = frozenset({"every", "each", "any"})
+_STRESS = frozenset({"single", "given"})
+
+
+def emphatic_idiom(tokens: Sequence[str], index: int) -> bool:
+    """Tell whether the word only stresses a quantifier or "only" ("every single", "one and only").
+
+    "Every single tenant" is every tenant, "any given week" any week, and "the one and only
+    port" the only port. Elsewhere the word says something ("single tenants", "one bucket").
+    """
+    word = tokens[index]
+    if word in _STRESS:
+        return index > 0 and tokens[index - 1] in _STRESSED
+    return word == "one" and tuple(tokens[index + 1 : index + 3]) == ("and", "only")
 
 
 # Words that set a value's relation in time: "after 30 days" is not "during 30 days",

@@ -189,6 +189,13 @@ RULES: tuple[Rule, ...] = (
         "paraphrased/aspect_label_rate_names_the_subject",
     ),
     _r(
+        "emphatic_idiom",
+        set(),
+        adjunct.emphatic_idiom,
+        "Equivalence: the second word of an emphatic idiom ('every single', 'any given', 'the one and only') only stresses the quantifier or 'only'; 'single tenants', 'one bucket' keep their meaning.",
+        "paraphrased/emphatic_every_single_restates_each",
+    ),
+    _r(
         "qualifier_follows",
         set(),
         rules._qualifier_follows,

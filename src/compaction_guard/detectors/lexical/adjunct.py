@@ -24,16 +24,22 @@ and the word is fastened to no rule word as its modifier:
 - the second word of an emphatic idiom ("every single", "any given", "the one and only"):
   it restates the quantifier or the "only" it stands by, and the force guard still compares
   that force. Outside the idiom the word keeps its meaning ("single tenants", "one bucket",
-  "every distance given by the client").
+  "every distance given by the client");
+- a word of the phrase right before the rule's own identifier in parentheses ("the
+  Frankfurt region (eu-central-1)", "German local time (Europe/Berlin)"): the name fixes
+  what the phrase means, so the phrase cannot narrow it. A word outside that phrase, or a
+  parenthesis holding more than the one name, is read as usual.
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from compaction_guard.anchors import values_equal
 from compaction_guard.detectors.lexical.lexicon import STOPWORDS, concept
 from compaction_guard.detectors.lexical.switches import is_on
+from compaction_guard.detectors.lexical.text import ID
 from compaction_guard.normalize import stem
 
 if TYPE_CHECKING:
@@ -42,7 +48,7 @@ if TYPE_CHECKING:
     from compaction_guard.detectors.lexical.context import Context
     from compaction_guard.detectors.lexical.text import Analysis
 
-__all__ = ["aspect_label", "emphatic_idiom", "is_adjunct", "time_relation"]
+__all__ = ["aspect_label", "emphatic_idiom", "is_adjunct", "name_gloss", "time_relation"]
 
 # Nouns that name a kind of quantity: a span of time, a recurrence, a threshold.
 _MEASURE_NOUNS = frozenset(
@@ -74,6 +80,8 @@ def is_adjunct(ctx: Context, index: int) -> bool:
         return False
     if is_on("emphatic_idiom") and emphatic_idiom(ctx.win.tokens, index):
         return True  # "every single tenant": the idiom sits before the noun it quantifies
+    if is_on("name_gloss") and name_gloss(ctx, index):
+        return True  # "the Frankfurt region (eu-central-1)": the name fixes the words
     if _fastened(ctx, index):
         return False
     return (
@@ -192,6 +200,31 @@ def emphatic_idiom(tokens: Sequence[str], index: int) -> bool:
     if word in _STRESS:
         return index > 0 and tokens[index - 1] in _STRESSED
     return word == "one" and tuple(tokens[index + 1 : index + 3]) == ("and", "only")
+
+
+def name_gloss(ctx: Context, index: int) -> bool:
+    """Tell whether the word is in a phrase glossing the rule's name that follows in parentheses.
+
+    "Stored in the Frankfurt region (eu-central-1)": every word from this one to the end of
+    its clause is a content word (no function, force or relation word between), and the next
+    clause is one identifier of the rule, written in parentheses.
+    """
+    win = ctx.win
+    clause = win.clauses[index]
+    end = index
+    while end < len(win.tokens) and win.clauses[end] == clause:
+        if win.keys[end] is None or win.mark_at[end] >= 0:
+            return False
+        end += 1
+    if end >= len(win.tokens):
+        return False
+    following = [i for i in range(end, len(win.tokens)) if win.clauses[i] == win.clauses[end]]
+    if following != [end] or end not in ctx.al.matches.values():
+        return False
+    name = win.tokens[end]
+    if not (win.keys[end] or "").startswith(ID):
+        return False
+    return re.search(rf"\(\s*{re.escape(name)}\s*\)", win.text, flags=re.IGNORECASE) is not None
 
 
 # Words that set a value's relation in time: "after 30 days" is not "during 30 days",

@@ -196,6 +196,13 @@ RULES: tuple[Rule, ...] = (
         "paraphrased/emphatic_every_single_restates_each",
     ),
     _r(
+        "name_gloss",
+        set(),
+        adjunct.name_gloss,
+        "Equivalence: the phrase right before the rule's identifier in parentheses glosses it ('the Frankfurt region (eu-central-1)'); a word outside that phrase, or two names in the parenthesis, are read as usual.",
+        "paraphrased/gloss_words_before_a_parenthesized_name",
+    ),
+    _r(
         "qualifier_follows",
         set(),
         rules._qualifier_follows,

@@ -509,26 +509,36 @@ def read_only_kept(ctx: Context) -> bool:
     return bool(ctx.w_classes[_M.ONLY] and ctx.region_stems & READ_VERBS)
 
 
-def missing_values(ctx: Context) -> list[Value]:
-    """Return the part's values that no value of the region equals."""
-    part = ctx.part.analysis
-    joined = _ranged(part, part.values, ctx.win, ctx.region_values)
-    return [
-        v
-        for v in ctx.part.analysis.values
-        if v not in joined and not any(values_equal(v, found) for found in ctx.region_values)
-    ]
+def missing_values(ctx: Context) -> tuple[Value, ...]:
+    """Return the part's values that no value of the region equals.
+
+    Worked out once per context: several rules ask, and the region's values are fixed
+    once the context is built.
+    """
+    found = ctx.__dict__.get("_missing_values")
+    if found is None:
+        part = ctx.part.analysis
+        joined = _ranged(part, part.values, ctx.win, ctx.region_values)
+        found = ctx.__dict__["_missing_values"] = tuple(
+            v
+            for v in ctx.part.analysis.values
+            if v not in joined and not any(values_equal(v, seen) for seen in ctx.region_values)
+        )
+    return found
 
 
-def extra_values(ctx: Context) -> list[Value]:
-    """Return the region's values that equal none of the part's."""
-    part = ctx.part.analysis
-    joined = _ranged(ctx.win, ctx.region_values, part, part.values)
-    return [
-        found
-        for found in ctx.region_values
-        if found not in joined and not any(values_equal(v, found) for v in ctx.part.analysis.values)
-    ]
+def extra_values(ctx: Context) -> tuple[Value, ...]:
+    """Return the region's values that equal none of the part's (once per context)."""
+    found = ctx.__dict__.get("_extra_values")
+    if found is None:
+        part = ctx.part.analysis
+        joined = _ranged(ctx.win, ctx.region_values, part, part.values)
+        found = ctx.__dict__["_extra_values"] = tuple(
+            value
+            for value in ctx.region_values
+            if value not in joined and not any(values_equal(v, value) for v in part.values)
+        )
+    return found
 
 
 def _ranged(

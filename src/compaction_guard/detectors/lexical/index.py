@@ -224,6 +224,20 @@ class ViewIndex:
                     shared[sid] = score
         return shared
 
+    def sharing(self, keys: frozenset[str], probes: Sequence[str]) -> set[int]:
+        """Return the ids `candidates` would score, without scoring them."""
+        postings = self._postings
+        found: set[int] = set()
+        for key in keys:
+            hits = postings.get(key)
+            if hits is not None:
+                found.update(hits)
+        for area in self._probe_areas:
+            for sid in self._probe(area, probes):
+                if any(key_weight(key) for key in keys & self.sentences[sid].keys):
+                    found.add(sid)
+        return found
+
     def next_id(self, sid: int) -> int | None:
         """Return the id of the sentence after `sid` in the same site, or None at the end."""
         if sid in self._next:

@@ -873,18 +873,7 @@ def _absence(ctx: Context) -> Reading:
     strong = ctx.al.coverage >= STRONG_COVERAGE and ctx.topical
     evidence: dict[str, Any] = {"missing": missing + ids, "lost": lost}
     evidence["replaced"] = _replaced(ctx) or (bool(lost) and _copy_without_force(ctx))
-    # A value the next sentence holds is continued there, unless the window restates every
-    # other value and puts another of its kind in its place ("02:00-04:00 CET on weekdays"
-    # for "... UTC on weekdays", with "UTC" in a later sentence about something else).
-    one_swapped = len(missing) == 1 and len(ctx.part.analysis.values) > 1 and _replaced_value(ctx)
-    continued = _continued(ctx) and not one_swapped
-    # "$900 monthly" for "$900 this month": the amount is there, read with the period the
-    # rule names; not a vanished value (nor the same one: it never certifies).
-    rated = all(
-        any(found.per and rated_period(ctx, v, found) for found in ctx.region_values)
-        for v in missing_values(ctx)
-    )
-    if missing and strong and not _unread_numeral(ctx) and not continued and not rated:
+    if missing and strong and not _unread_numeral(ctx) and not _kept_elsewhere(ctx, missing):
         return ctx.reading(
             Kind.MUTATED, "anchor_diff", evidence=evidence | {"why": "value vanished"}
         )
@@ -902,6 +891,24 @@ def _absence(ctx: Context) -> Reading:
     if hint is not None:
         evidence["hint"] = hint.value
     return ctx.reading(None, rule, signs=signs or hint is not None, evidence=evidence, hint=hint)
+
+
+def _kept_elsewhere(ctx: Context, missing: Sequence[str]) -> bool:
+    """Tell whether the values a window lacks are there after all, read another way.
+
+    A value the next sentence holds is continued there, unless the window restates every
+    other value and puts another of its kind in its place ("02:00-04:00 CET on weekdays"
+    for "... UTC on weekdays", with "UTC" in a later sentence about something else).
+    "$900 monthly" for "$900 this month": the amount is there, read with the period the
+    rule names; not a vanished value (nor the same one: it never certifies).
+    """
+    one_swapped = len(missing) == 1 and len(ctx.part.analysis.values) > 1 and _replaced_value(ctx)
+    if _continued(ctx) and not one_swapped:
+        return True
+    return all(
+        any(found.per and rated_period(ctx, v, found) for found in ctx.region_values)
+        for v in missing_values(ctx)
+    )
 
 
 def _replaced_value(ctx: Context) -> bool:

@@ -91,14 +91,19 @@ class Statement:
     stems: tuple[str, ...] = field(init=False, repr=False, compare=False)
     stem_set: frozenset[str] = field(init=False, repr=False, compare=False)
     undoing: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    # Where a permission stands (`_permits`): it needs no constraint, so it is found once.
+    permits: tuple[int, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         tokens = self.tokens
-        object.__setattr__(self, "words", frozenset(tokens))
+        words = frozenset(tokens)
+        object.__setattr__(self, "words", words)
+        permits = () if _PERMIT.isdisjoint(words) else tuple(_permits(tokens))
+        object.__setattr__(self, "permits", permits)
         object.__setattr__(self, "stems", tuple(stem(t) for t in tokens))
         object.__setattr__(self, "stem_set", frozenset(self.stems))
         undoing: tuple[int, ...] = ()
-        if any(w.startswith("un") for w in self.words):
+        if any(w.startswith("un") for w in words):
             undoing = tuple(
                 i
                 for i in range(1, len(tokens))
@@ -683,43 +688,56 @@ def _permission(r: _Read) -> Departure | None:
     it" right after the copy, "an incremental backup is good enough".
     """
     tokens = r.st.tokens
-    permits = [] if _PERMIT.isdisjoint(r.words) else _permits(tokens)
+    permits = r.st.permits
     if not permits or permitted_side(r.part, r.st):
         return None
-    kind = Kind.WEAKENED if _scoped(tokens, r.own) else Kind.CONTRADICTED
-    against = [i for i, t in enumerate(tokens) if t in _AGAINST and stem(t) not in r.own]
-    at = _has_phrase(tokens, _AGAINST_PHRASES)
-    if at is not None:
-        against.append(at)
-    for position in against:
-        named = _near(r.st, r.refs, position) or _near(r.st, r.mentions, position)
-        if (named or r.st.implicit) and _near(r.st, permits, position):
-            return _hit("later_permission", kind, "a permission to act against the rule", r.st)
+    # Each test below needs a reference, a mention, a value or the copy's own line: the
+    # statements with none of them (most of those read) are left after these set tests.
+    if r.refs or r.mentions or r.st.implicit:
+        against = [i for i, t in enumerate(tokens) if t in _AGAINST and stem(t) not in r.own]
+        at = _has_phrase(tokens, _AGAINST_PHRASES)
+        if at is not None:
+            against.append(at)
+        for position in against:
+            named = _near(r.st, r.refs, position) or _near(r.st, r.mentions, position)
+            if (named or r.st.implicit) and _near(r.st, permits, position):
+                why = "a permission to act against the rule"
+                return _hit("later_permission", _permit_kind(r), why, r.st)
     pointed = [i for i in r.refs if tokens[i] in _POINTERS]
     if r.st.implicit and any(_near(r.st, pointed, p) for p in permits):
         # "(GET requests are fine without it)" right after the copy
         return _hit("later_permission", Kind.WEAKENED, "a permission added to the copy", r.st)
-    banned = _banned(r.part)
-    forbidden = [i for i in r.mentions if stem(tokens[i]) in banned]
-    forbidden += [v.start for v in r.st.values if _banned_value(r.part, v)]
-    if any(_near(r.st, forbidden, p) for p in permits) and (
-        r.st.attached or len(set(forbidden)) > 1
-    ):
-        return _hit("later_permission", kind, "what the rule forbids is permitted", r.st)
+    if r.mentions or r.st.values:
+        banned = _banned(r.part)
+        forbidden = [i for i in r.mentions if stem(tokens[i]) in banned]
+        forbidden += [v.start for v in r.st.values if _banned_value(r.part, v)]
+        if any(_near(r.st, forbidden, p) for p in permits) and (
+            r.st.attached or len(set(forbidden)) > 1
+        ):
+            return _hit(
+                "later_permission", _permit_kind(r), "what the rule forbids is permitted", r.st
+            )
     enough = [i for i in permits if tokens[i] in _ENOUGH]
     if enough and r.st.attached and any(_near(r.st, r.mentions, p) for p in enough):
         return _hit("later_permission", Kind.WEAKENED, "a lesser substitute is accepted", r.st)
-    return _value_permitted(r, permits, kind)
+    return _value_permitted(r, permits)
 
 
-def _value_permitted(r: _Read, permits: list[int], kind: Kind) -> Departure | None:
+def _permit_kind(r: _Read) -> Kind:
+    """Return WEAKENED for a permission scoped to some cases, CONTRADICTED for one without."""
+    return Kind.WEAKENED if _scoped(r.st.tokens, r.own) else Kind.CONTRADICTED
+
+
+def _value_permitted(r: _Read, permits: Sequence[int]) -> Departure | None:
     """Find "Under 40 MB is acceptable" right after "Keep request bodies under 2 MB"."""
     if not (r.st.attached or r.st.implicit) or _reported(r.st.tokens):
         return None
     accepting = [p for p in permits if r.st.tokens[p] in _ACCEPTING]
     other = [v.start for v in r.st.values if _new_value(r.part, v)]
     if any(_near(r.st, other, p) for p in accepting):
-        return _hit("later_permission", kind, "another value of the rule is permitted", r.st)
+        return _hit(
+            "later_permission", _permit_kind(r), "another value of the rule is permitted", r.st
+        )
     return None
 
 
@@ -733,6 +751,21 @@ def _reported(tokens: Sequence[str]) -> bool:
 
 def _banned(part: Part) -> frozenset[str]:
     """Return the stems of the words after a negation of the rule ("never push to main")."""
+    entry = _BANNED.get(id(part))
+    if entry is not None and entry[0] is part:
+        return entry[1]
+    found = _banned_words(part)
+    if len(_BANNED) >= _PART_WORDS_LIMIT:
+        _BANNED.clear()
+    _BANNED[id(part)] = (part, found)
+    return found
+
+
+# Like `_PART_WORDS`: worked out once per part, not once per statement read.
+_BANNED: dict[int, tuple[Part, frozenset[str]]] = {}
+
+
+def _banned_words(part: Part) -> frozenset[str]:
     analysis = part.analysis
     words: set[str] = set()
     for mark in analysis.marks:
@@ -809,7 +842,7 @@ def _extension(r: _Read) -> Departure | None:
     if act is None and _beyond(tokens):
         act = _light_act(r.part)  # "Run backups only ...": "backups are fine outside"
     acting = [i for i in r.mentions if stem(tokens[i]) == act]
-    permits = _permits(tokens)
+    permits = r.st.permits
     # The rule's act permitted beyond the rule needs no attachment: "Restarts are fine
     # outside that window" widens the copy whether it stands before or after it.
     if (r.st.attached or _beyond(tokens)) and any(
@@ -1101,7 +1134,7 @@ def _supersede_trigger(st: Statement) -> bool:
 
 
 def _permission_trigger(st: Statement) -> bool:
-    return not _PERMIT.isdisjoint(st.words) and bool(_permits(st.tokens))
+    return bool(st.permits)
 
 
 def _extension_trigger(st: Statement) -> bool:
@@ -1272,12 +1305,9 @@ def topic_sentences(part: Part, index: ViewIndex, skip: frozenset[int]) -> list[
     on how many; and the sentence after each of them or after a copy (an anaphor there
     refers to the rule).
     """
-    # Number classes find every sentence with a number; a departure also names the rule.
-    keys = frozenset(k for k in part.lookup if not k.startswith("num:")) | _RULE_NOUN_KEYS
-    shared = index.candidates(keys, part.probes)
-    mentioned = set(shared) | set(skip)
+    shared = index.sharing(_topic_keys(part), part.probes)
     found: dict[int, bool] = {sid: False for sid in shared if sid not in skip}
-    for sid in sorted(mentioned):
+    for sid in sorted(shared | skip):
         nxt = index.next_id(sid)
         if nxt is not None and nxt not in skip:
             found[nxt] = True
@@ -1305,6 +1335,22 @@ def _range_keys(part: Part) -> frozenset[str]:
     values = part.analysis.values
     joined = [f"{a.surface}-{b.surface}" for a, b in itertools.pairwise(values)]
     return frozenset(k for k in lookup_keys(joined) if k[len(NUMBER) :].isdigit())
+
+
+def _topic_keys(part: Part) -> frozenset[str]:
+    """Return the keys that find a part's topic sentences (worked out once per part)."""
+    entry = _TOPIC_KEYS.get(id(part))
+    if entry is not None and entry[0] is part:
+        return entry[1]
+    # Number classes find every sentence with a number; a departure also names the rule.
+    keys = frozenset(k for k in part.lookup if not k.startswith("num:")) | _RULE_NOUN_KEYS
+    if len(_TOPIC_KEYS) >= _PART_WORDS_LIMIT:
+        _TOPIC_KEYS.clear()
+    _TOPIC_KEYS[id(part)] = (part, keys)
+    return keys
+
+
+_TOPIC_KEYS: dict[int, tuple[Part, frozenset[str]]] = {}
 
 
 _RULE_NOUN_KEYS = lookup_keys(
@@ -1355,9 +1401,17 @@ def closed_world(part: Part, index: ViewIndex, certs: Sequence[Reading]) -> Depa
     if certs and not live:
         return framed
     skip = frozenset(sid for cert in certs for sid in cert.sids)
+    return _topic_departure(part, index, skip)
+
+
+def _topic_departure(part: Part, index: ViewIndex, skip: frozenset[int]) -> Departure | None:
+    """Read every topic sentence but the copies in `skip`; return the first departure."""
     unnamed: Departure | None = None
+    readers_at = _readers_memo(index)
     for sid, attached in topic_sentences(part, index, skip):
-        readers = _readers_at(index, sid)
+        readers = readers_at.get(sid)
+        if readers is None:
+            readers = readers_at[sid] = _readers_of(index, sid)
         if not readers:
             continue
         # A cell of the copy's table row, or a bracketed remark right after it on its line,
@@ -1378,22 +1432,25 @@ def closed_world(part: Part, index: ViewIndex, certs: Sequence[Reading]) -> Depa
     return unnamed
 
 
-def _readers_at(index: ViewIndex, sid: int) -> tuple[Reader, ...]:
-    """Return the readers one sentence may trigger, worked out once for every constraint.
+def _readers_memo(index: ViewIndex) -> dict[int, tuple[Reader, ...]]:
+    """Return the view's {sentence id: readers it triggers}, shared by every constraint."""
+    memo = index.memo.get("readers")
+    if not isinstance(memo, dict):
+        memo = index.memo["readers"] = {}
+    return memo
+
+
+def _readers_of(index: ViewIndex, sid: int) -> tuple[Reader, ...]:
+    """Return the readers one sentence may trigger.
 
     None when it holds no word a departure needs (`_may_depart`).
     """
-    memo_key = ("readers", sid)
-    found = index.memo.get(memo_key)
-    if not isinstance(found, tuple):
-        analysis = index.sentences[sid].analysed()
-        found = ()
-        if _may_depart(analysis):
-            statement = statement_of(analysis, attached=False)
-            index.memo["statement", sid, False, False] = statement
-            found = triggered(statement)
-        index.memo[memo_key] = found
-    return found
+    analysis = index.sentences[sid].analysed()
+    if not _may_depart(analysis):
+        return ()
+    statement = statement_of(analysis, attached=False)
+    index.memo["statement", sid, False, False] = statement
+    return triggered(statement)
 
 
 def _may_depart(analysis: Analysis) -> bool:

@@ -45,7 +45,7 @@ class Act:
     `name` is the catalogue name (`lexical.<name>`); `verbs` are surface forms;
     `particles` the relation words that introduce the object; `direct` whether the
     verb may take its object without one; `objects` stems one of which must head the
-    rule's object (empty: any object).
+    rule's object (empty: any object); `tags` whether a `#name` is such an object too.
     """
 
     name: str
@@ -53,6 +53,7 @@ class Act:
     particles: frozenset[str]
     direct: bool = False
     objects: frozenset[str] = frozenset()
+    tags: bool = False
 
 
 def _forms(text: str) -> frozenset[str]:
@@ -116,6 +117,26 @@ ACTS: tuple[Act, ...] = (
         _forms("on to"),
         direct=True,
         objects=frozenset({stem("port"), stem("ports")}),
+    ),
+    # A message placed in a channel: "post in", "put in", "belong in", "go in". Reading,
+    # pinning, mirroring or discussing something there are other acts.
+    Act(
+        "act_post",
+        _forms("post posts posted posting put puts belong belongs go goes"),
+        _forms("in to on into"),
+        objects=frozenset(stem(word) for word in _forms("channel channels thread threads room")),
+        tags=True,
+    ),
+    # Sending a request to an API: "call", "hit", "invoke". Scraping, mirroring or
+    # documenting one are other acts.
+    Act(
+        "act_call",
+        _forms("call calls called calling hit hits hitting invoke invokes invoked invoking"),
+        frozenset(),
+        direct=True,
+        objects=frozenset(
+            stem(word) for word in _forms("api apis endpoint endpoints webhook webhooks url urls")
+        ),
     ),
     # Turning something away: "reject", "refuse", "deny". "Decline" also means to fall
     # ("sign-ups declined") and is not here.
@@ -206,7 +227,11 @@ def _particle(tokens: tuple[str, ...], index: int, act: Act) -> int | None:
 def _of_kind(analysis: Analysis, objects: frozenset[int], act: Act) -> bool:
     if not act.objects:
         return True
-    return any(stem(analysis.tokens[i]) in act.objects for i in objects)
+    tokens = analysis.tokens
+    return any(
+        stem(tokens[i]) in act.objects or (act.tags and tokens[i].startswith("#"))
+        for i in objects
+    )
 
 
 def equivalent_acts(

@@ -267,6 +267,20 @@ RULES: tuple[Rule, ...] = (
         "paraphrased/act_bind_only_port",
     ),
     _r(
+        "act_post",
+        set(),
+        acts.equivalent_acts,
+        "Equivalence: a message placed in a channel, 'post/put in', 'belong in', 'go in' a channel or #name; reading, pinning or mirroring there are other acts.",
+        "paraphrased/act_post_belong_in",
+    ),
+    _r(
+        "act_call",
+        set(),
+        acts.equivalent_acts,
+        "Equivalence: a request sent to an API or endpoint, 'call', 'hit', 'invoke', with a rule word of the object in the verb's clause; scraping or documenting one are other acts.",
+        "paraphrased/act_call_hit",
+    ),
+    _r(
         "act_refuse",
         set(),
         acts.equivalent_acts,

@@ -419,17 +419,25 @@ def _restricted_permissions(win: Analysis, marks: Sequence[Mark]) -> int:
         for m in marks
         if m.modality is _M.ALLOW
         and any(
-            _gap(m, o) <= _RESTRICT_REACH and win.clauses[m.start] == win.clauses[o.end - 1]
+            _gap(win, m, o) <= _RESTRICT_REACH and win.clauses[m.start] == win.clauses[o.end - 1]
             for o in onlies
         )
     )
 
 
-def _gap(permission: Mark, only: Mark) -> int:
-    """Words from an "only" phrase to a permission ("the one and only port ... may")."""
-    if permission.start >= only.start:
-        return permission.start - (only.end - 1)
-    return only.start - permission.start
+def _gap(win: Analysis, permission: Mark, only: Mark) -> int:
+    """Words from an "only" phrase to a permission, past the noun it picks.
+
+    "the one and only port the service may bind", "the only third-party API we are
+    allowed to hit": the content words right after "only" name the one choice, and the
+    permission in the clause that follows them is held to it.
+    """
+    if permission.start < only.start:
+        return only.start - permission.start
+    start = only.end
+    while start < permission.start and win.keys[start] is not None:
+        start += 1
+    return permission.start - start + 1
 
 
 def _negates(mark: Mark, win: Analysis, al: Alignment) -> bool:

@@ -849,13 +849,28 @@ def _order_kept(ctx: Context) -> bool:
         before = {t for t in part.tokens[max(0, index - 2) : index] if t in _DIRECTIONS}
         if not before:
             continue
-        seen = {t for t in ctx.win.tokens[max(0, position - 3) : position] if t in _DIRECTIONS}
+        seen = _governing(ctx.win, position)
         if seen and not before & _directions(seen):
             return False
     return True
 
 
 _DIRECTIONS = frozenset({"from", "to", "into", "onto", "than", "toward", "towards"})
+
+
+def _governing(win: Analysis, position: int) -> set[str]:
+    """Return the directional words within three words before `position` that govern it.
+
+    A content word between them and the word ends their reach: in "allowed to hit is
+    X", "to" leads the verb "hit", not X.
+    """
+    found: set[str] = set()
+    for at in range(max(0, position - 3), position):
+        if win.tokens[at] in _DIRECTIONS and all(
+            win.keys[i] is None for i in range(at + 1, position)
+        ):
+            found.add(win.tokens[at])
+    return found
 
 
 def _directions(words: set[str]) -> set[str]:

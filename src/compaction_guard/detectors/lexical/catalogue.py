@@ -412,7 +412,7 @@ RULES: tuple[Rule, ...] = (
         "suspending_heading",
         {_C, _W},
         world.framing,
-        "A heading over the copy disowns it (superseded, not used) or makes it optional (nice-to-haves).",
+        "A heading over the copy, or a short label or bracketed remark on it, disowns it (superseded, 'Rejected:') or makes it optional (nice-to-haves, '(negotiable)'); 'Draft:', '(to be confirmed)' abstain.",
         "contradicted/issue_9_heading_disowns_the_list",
     ),
     _r(
@@ -426,7 +426,7 @@ RULES: tuple[Rule, ...] = (
         "appended_alternative",
         {_W},
         world.residue_departure,
-        "Text appended inside the copy's clause widens it ('or /tmp', 'or equivalent', ', except ...').",
+        "Text appended inside the copy's clause widens it ('or /tmp', 'or equivalent', ', except ...'); an appended scope ('(for admins)', ', per token') abstains.",
         "weakened/issue_9_appended_alternative_path",
     ),
     # Verdicts without a restatement.

@@ -18,7 +18,7 @@ from compaction_guard.normalize import tokenize
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["FIRM", "TOPIC", "WISH", "Frame", "find_frames", "reframe"]
+__all__ = ["FIRM", "TOPIC", "WISH", "Frame", "bare_words", "find_frames", "reframe"]
 
 _M = Modality
 # A label: up to the first ": " (or a spaced dash), optionally with a parenthetical in
@@ -97,6 +97,29 @@ def find_frames(
         if kind == WISH:
             frames.append(Frame(WISH, start, len(tokens), 0, start))
     return tuple(frames)
+
+
+def bare_words(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Return the words of a short leading label and of a closing bracketed remark.
+
+    "Draft: <rule>", "GitHub rate (draft): <rule>", "<rule> (to be confirmed)": what a
+    few words around a rule say of its standing, whatever their marks (world.framing).
+    Either is empty when the text has none, or when it is longer than a label.
+    """
+    label: tuple[str, ...] = ()
+    remark: tuple[str, ...] = ()
+    lead = _LEAD.match(text)
+    if lead:
+        words = tuple(tokenize(text[: lead.end()]))
+        label = words if len(words) <= _MAX_BARE else ()
+    trail = _TRAIL.search(text)
+    if trail and trail.group("paren"):
+        words = tuple(tokenize(trail.group("paren")))
+        remark = words if len(words) <= _MAX_BARE else ()
+    return label, remark
+
+
+_MAX_BARE = 4
 
 
 def reframe(marks: Sequence[Mark], frames: Sequence[Frame]) -> tuple[Mark, ...]:

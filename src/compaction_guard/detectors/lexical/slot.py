@@ -78,6 +78,7 @@ TIME_SLOT_WORDS = ("window", "hours", "slot", "period", "timeframe")
 BOUND_SLOT_WORDS = (
     *("limit", "cap", "ceiling", "budget", "quota"),
     *("maximum", "minimum", "threshold"),
+    *("rate", "size", "length", "frequency"),  # aspect nouns: "above that rate"
 )
 TIME_SLOTS = frozenset(stem(w) for w in TIME_SLOT_WORDS)
 _BOUND_SLOTS = frozenset(stem(w) for w in BOUND_SLOT_WORDS)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from compaction_guard.anchors import comparable, extract_values, values_equal
+from compaction_guard.detectors.lexical.frame import bare_words
 from compaction_guard.detectors.lexical.index import NUMBER, lookup_keys
 from compaction_guard.detectors.lexical.lexicon import GENERIC, RULE_NOUNS, STOPWORDS
 from compaction_guard.detectors.lexical.modality import NEGATIVE, Modality
@@ -197,7 +198,7 @@ _AGAINST_PHRASES = _phrases(
     going beyond
     """,
 )
-_EXCEPT = _words("except exception exceptions excluding exempt exempted carve-out")
+_EXCEPT = _words("except excepted exception exceptions excluding exempt exempted carve-out")
 _EXCEPT_PHRASES = _phrases(
     """
     other than
@@ -260,6 +261,18 @@ _DISOWN_HEADING = _words(
     dropped removed void withdrawn ignore ignored old legacy former previous historical
     archived draft proposed expired interim temporary provisional competitor competitors
     guidelines guideline hypothetical possible
+    """,
+)
+# Phrases of a label or remark that say the rule is not settled: "(to be confirmed)".
+_UNSETTLED_PHRASES = _phrases(
+    """
+    to be confirmed
+    under discussion
+    under review
+    for discussion
+    not yet agreed
+    not agreed
+    not final
     """,
 )
 _SOFT_HEADING = _words(
@@ -407,7 +420,7 @@ def _subjects(part: Part, statement: Statement) -> tuple[list[int], list[int]]:
             named = word in own or (
                 bound and word in _BOUND_NOUNS and _bare_noun(tokens, position)
             )
-            if (word in RULE_NOUNS and _names_this_rule(previous, own, own=named)) or (
+            if (word in RULE_NOUNS and _names_this_rule(previous, own, own=named, part=part)) or (
                 pointing and tokens[position] in _POINTERS and _stands_alone(tokens, position)
             ):
                 refs.append(position)
@@ -429,7 +442,7 @@ def _bound_named(part: Part, statement: Statement) -> bool:
         return False
     return any(
         comparable(v, w) and _same_unit(v, w) for v in analysis.values for w in statement.values
-    )
+    ) or any(_bare_new(part, w) for w in statement.values)
 
 
 def _bare_noun(tokens: Sequence[str], position: int) -> bool:
@@ -462,17 +475,24 @@ _AUXILIARIES = _words(
 )
 
 
-def _names_this_rule(previous: str, words: frozenset[str], *, own: bool) -> bool:
+def _names_this_rule(previous: str, words: frozenset[str], *, own: bool, part: Part) -> bool:
     """Tell whether a rule noun ("limit", "cap") names this rule, not another one.
 
     "That limit" points back; "the cap" names it when the rule says "cap"; "the downtime
-    limit" is another rule unless "downtime" is one of this rule's words.
+    limit" is another rule unless "downtime" is one of this rule's words; "the size
+    limit" names the bound of a rule that bounds a value ("Keep each upload under 10 MB").
     """
     if previous in _POINTERS:
         return True
     if previous in _DETERMINERS or not previous:
         return own
+    if stem(previous) in _ASPECTS and slot_nouns(part) >= _BOUND_SLOTS:
+        return True
     return any(stem(piece) in words for piece in previous.split("-"))
+
+
+_ASPECTS = frozenset(stem(w) for w in ("size", "rate", "length", "frequency"))
+_BOUND_SLOTS = frozenset(stem(w) for w in BOUND_SLOT_WORDS)
 
 
 def _near(st: Statement, positions: Sequence[int], target: int) -> bool:
@@ -603,7 +623,10 @@ def _lift(r: _Read) -> Departure | None:
             return _hit("later_lift", kind, f"{token!r} names the rule", r.st)
     at = _has_phrase(tokens, _LIFT_PHRASES)
     if at is not None and (_near(r.st, r.refs, at) or r.st.implicit):
-        kind = Kind.WEAKENED if _scoped(tokens[at + 2 :], r.own) else Kind.CONTRADICTED
+        rest = tokens[at + 2 :]
+        # "does not apply to admins": the rule is lifted for some
+        some = tokens[at + 1] == "apply" and len(rest) > 1 and rest[0] == "to"
+        kind = Kind.WEAKENED if some or _scoped(rest, r.own) else Kind.CONTRADICTED
         return _hit("later_lift", kind, "a lifting phrase names the rule", r.st)
     return _unneeded(r)
 
@@ -878,16 +901,13 @@ def _slot_permission(r: _Read) -> Departure | None:
     if words.isdisjoint(_SLOT_PERMITS) and words.isdisjoint(_EXEMPT):
         return None
     tokens, clauses = r.st.tokens, r.st.clauses
+    compared = _comparative_permission(r)
+    if compared is not None:
+        return compared
     past = forbids_past(r.part)
     for at, token in enumerate(tokens):
         exempt = token in _EXEMPT and at + 1 < len(tokens) and tokens[at + 1] == "from"
-        side = exempt or (token in PAST_SLOT if past else token in INSIDE_SLOT)
-        if side:
-            end = _slot_ref(r, at + 1 + exempt)
-        elif past and token in INSIDE_SLOT:
-            end = _other_time(r, at + 1)  # "Snapshots are fine on weekends": another time
-        else:
-            continue
+        end = _slot_past(r, at, past=past, exempt=exempt)
         if end is None:
             continue
         clause = _permission_clause(tokens, clauses, at)
@@ -919,6 +939,44 @@ _EVENTS = _words(
     straight directly just
     """,
 )
+
+
+def _slot_past(r: _Read, at: int, *, past: bool, exempt: bool) -> int | None:
+    """Return where a slot reference on the forbidden side starts at `at` ends, or None."""
+    token = r.st.tokens[at]
+    if exempt or (token in PAST_SLOT if past else token in INSIDE_SLOT):
+        return _slot_ref(r, at + 1 + exempt)
+    if past and token in INSIDE_SLOT:
+        return _other_time(r, at + 1)  # "Snapshots are fine on weekends": another time
+    return None
+
+
+def _comparative_permission(r: _Read) -> Departure | None:
+    """Find the rule's bounded subject permitted in a comparative past its bound.
+
+    "Longer replies are fine for code" after "Keep replies under 200 words": a reply
+    longer than the bound, permitted; "Shorter replies are fine" departs from nothing.
+    """
+    classes = r.part.classes
+    forbidden = (_LARGER if classes[Modality.MAX] else frozenset()) | (
+        _SMALLER if classes[Modality.MIN] else frozenset()
+    )
+    tokens, clauses = r.st.tokens, r.st.clauses
+    for mention in r.mentions:
+        if not mention or tokens[mention - 1] not in forbidden:
+            continue
+        clause = _permission_clause(tokens, clauses, mention)
+        if restating(tokens, clause):
+            continue
+        if any(i in clause and tokens[i] in _SLOT_PERMITS for i in _permits(tokens)):
+            kind = Kind.WEAKENED if _scoped(tokens, r.own) else Kind.CONTRADICTED
+            why = "the rule's subject past its bound is permitted"
+            return _hit("slot_permission", kind, why, r.st)
+    return None
+
+
+_LARGER = _words("longer larger bigger higher greater heavier wider taller")
+_SMALLER = _words("shorter smaller lower lighter narrower")
 
 
 def _permission_clause(tokens: Sequence[str], clauses: Sequence[int], at: int) -> list[int]:
@@ -1044,6 +1102,18 @@ def _new_value(part: Part, value: Value) -> bool:
     return bool(same) and not any(values_equal(v, value) for v in values)
 
 
+def _bare_new(part: Part, value: Value) -> bool:
+    """Tell whether a bare number may be a new amount for a count rule ("The limit is now 80").
+
+    A number with no unit measures nothing by itself; bound by a copula to the rule's
+    noun it restates the rule's count ("50 times per minute") with another amount.
+    """
+    if value.kind != "number" or value.unit or value.per:
+        return False
+    counts = [v for v in part.analysis.values if v.dimension == "count" and (v.unit or v.per)]
+    return bool(counts) and all(v.raw != value.raw for v in counts)
+
+
 def _same_unit(left: Value, right: Value) -> bool:
     # Counts of different things ("4 GPUs", "9 engineers", "1.92") are different dimensions;
     # rates per one period ("25 times per second", "60 calls per second") are one.
@@ -1055,7 +1125,7 @@ def _same_unit(left: Value, right: Value) -> bool:
 def _value(r: _Read) -> Departure | None:
     """Find a value of the rule's dimension bound to its subject ("the cap is $2,000")."""
     tokens = r.st.tokens
-    new = [v for v in r.st.values if _new_value(r.part, v)]
+    new = [v for v in r.st.values if _new_value(r.part, v) or _bare_new(r.part, v)]
     if not new:
         return None
     if _reported(tokens):
@@ -1064,7 +1134,11 @@ def _value(r: _Read) -> Departure | None:
     # A bare pronoun with a value is a measurement ("it is 190 ms"); a rule noun is the rule.
     nouns = {i for i in r.refs if tokens[i] not in _POINTERS}
     targets = {i for i, token in enumerate(tokens) if token in _TARGETS}
-    subjects = sorted(nouns | targets | {m for m in r.mentions if stem(tokens[m]) in slots})
+    # "GitHub rate: ... The rate is now 80": an aspect noun may name the rule, or a reading.
+    aspects = {i for i, t in enumerate(tokens) if r.st.attached and stem(t) in _ASPECTS}
+    subjects = sorted(
+        nouns | targets | aspects | {m for m in r.mentions if stem(tokens[m]) in slots}
+    )
     for value in new:
         before = [s for s in subjects if 0 < value.start - s <= _REACH]
         if not before:
@@ -1074,6 +1148,8 @@ def _value(r: _Read) -> Departure | None:
             continue  # "backups older than 400 days": a description, not the rule's value
         if before[-1] in nouns or (tokens[before[-1]] in _TARGETS and "now" in between):
             return _hit("later_value", Kind.MUTATED, f"{value.surface} bound to the rule", r.st)
+        if before[-1] in aspects and "now" in between:
+            return _hit("later_value", None, f"{value.surface} may be the rule's new value", r.st)
     if r.st.implicit and tokens[0] in _CONTINUING:
         # ", with uploads under 40 MB" continuing the copy: another value of the rule's
         # dimension may widen or scope it; the tier cannot say which.
@@ -1195,7 +1271,7 @@ def _names_the_rule(words: Sequence[str], part: Part) -> bool:
     return bool(content) and all(t in own for t in content)
 
 
-def framing(  # noqa: PLR0911 (one return per kind of frame)
+def framing(
     part: Part, heading: Analysis | None, before: Sequence[str]
 ) -> Departure | None:
     """Read the heading over a copy and the words before it in its sentence.
@@ -1206,31 +1282,84 @@ def framing(  # noqa: PLR0911 (one return per kind of frame)
     """
     if heading is not None:
         words, _ = _expand(heading.tokens)
-        disowning = any(t in _STRONG_DISOWN for t in words)
-        if disowning and _names_the_rule(words, part):
-            # "## Cancelled orders" over a rule about cancelled orders may only name the
-            # topic: never a contradiction, never a certification on its say-so.
-            return Departure(
-                None, "suspending_heading", "a heading may disown the list", heading.text
-            )
-        if disowning or _has_phrase(words, _DISOWN_PHRASES) is not None:
-            return Departure(
-                Kind.CONTRADICTED, "suspending_heading", "a heading disowns the list", heading.text
-            )
-        if (
-            any(t in _SOFT_HEADING for t in words)
-            or _has_phrase(words, _SOFT_HEADING_PHRASES) is not None
-        ):
-            return Departure(
-                Kind.WEAKENED,
-                "suspending_heading",
-                "a heading makes the list optional",
-                heading.text,
-            )
-        if any(t in _DISOWN_HEADING for t in words):
-            return Departure(
-                None, "suspending_heading", "a heading may disown the list", heading.text
-            )
+        found = _standing(part, words, heading.text)
+        if found is not None:
+            return found
+    return _attribution(part, before)
+
+
+def _bare_standing(part: Part, text: str) -> Departure | None:
+    """Read a short label before the copy and a bracketed remark after it for standing.
+
+    "Draft: <rule>", "<rule> (rejected)", "GitHub rate (tentative): <rule>" say the copy
+    is not the rule in force, as a heading would.
+    """
+    for words in bare_words(text):
+        expanded, _ = _expand(words)
+        if not _NEGATORS.isdisjoint(expanded):
+            continue  # "Not a draft:" affirms; hedge words are the frames' (frame.py)
+        own = set(part.analysis.tokens)
+        expanded = tuple(t for t in expanded if t not in own)  # "Old config files:" names them
+        if any(t in _STRONG_DISOWN for t in expanded):
+            why = "a label or remark disowns the copy"
+            return Departure(Kind.CONTRADICTED, "suspending_heading", why, " ".join(words))
+        if any(t in _SOFT_REMARK for t in expanded):
+            why = "a label or remark makes the copy negotiable"
+            return Departure(Kind.WEAKENED, "suspending_heading", why, " ".join(words))
+        unsettled = any(t in _UNSETTLED for t in expanded)
+        if unsettled or _has_phrase(expanded, _UNSETTLED_PHRASES) is not None:
+            why = "a label or remark says the copy may not be in force"
+            return Departure(None, "suspending_heading", why, " ".join(words))
+    return None
+
+
+# Words of a short label or bracketed remark on a copy: negotiable, or maybe not in force.
+_SOFT_REMARK = _words("negotiable advisory non-binding aspirational flexible")
+_UNSETTLED = _words(
+    """
+    draft drafted proposed proposal tentative pending unconfirmed candidate tbd tbc sample
+    example soft old legacy former previous historical archived hypothetical unapproved
+    """,
+)
+
+
+def _standing(part: Part, words: Sequence[str], text: str) -> Departure | None:
+    """Read what a heading, label or bare remark says of the copy's standing.
+
+    "## Superseded", "Rejected:" disown it; "Nice-to-haves", "(negotiable)" make it
+    optional; "Draft:", "(to be confirmed)" may mean it is not in force.
+    """
+    words = tuple(words)
+    disowning = any(t in _STRONG_DISOWN for t in words)
+    if disowning and _names_the_rule(words, part):
+        # "## Cancelled orders" over a rule about cancelled orders may only name the
+        # topic: never a contradiction, never a certification on its say-so.
+        return Departure(
+            None, "suspending_heading", "a heading may disown the list", text
+        )
+    if disowning or _has_phrase(words, _DISOWN_PHRASES) is not None:
+        return Departure(
+            Kind.CONTRADICTED, "suspending_heading", "a heading disowns the list", text
+        )
+    if (
+        any(t in _SOFT_HEADING for t in words)
+        or _has_phrase(words, _SOFT_HEADING_PHRASES) is not None
+    ):
+        return Departure(
+            Kind.WEAKENED,
+            "suspending_heading",
+            "a heading makes the list optional",
+            text,
+        )
+    if any(t in _DISOWN_HEADING for t in words) or (
+        _has_phrase(words, _UNSETTLED_PHRASES) is not None
+    ):
+        return Departure(None, "suspending_heading", "a heading may disown the list", text)
+    return None
+
+
+def _attribution(part: Part, before: Sequence[str]) -> Departure | None:
+    """Read the words before the copy in its sentence for past or hypothetical framing."""
     lead, _ = _expand(before)
     text = " ".join(before)
     if _has_phrase(lead, (("used", "to"),)) is not None or any(t in _SUPERSEDE for t in lead):
@@ -1254,7 +1383,7 @@ def framing(  # noqa: PLR0911 (one return per kind of frame)
     return None
 
 
-def residue_departure(
+def residue_departure(  # noqa: PLR0911 (one return per kind of residue)
     part: Part, after: Sequence[str], clauses: Sequence[int] = ()
 ) -> Departure | None:
     """Read the words after a copy in its own sentence.
@@ -1291,7 +1420,30 @@ def residue_departure(
         )
     values = extract_values(tokens)
     statement = Statement(tokens, values, text, attached=True, implicit=True, clauses=numbers)
-    return departure_in_clause(part, statement)
+    found = departure_in_clause(part, statement)
+    if found is None and _appended_scope(part, tokens):
+        # "(for admins)", ", per token", "(in prod)": a scope the tier cannot weigh
+        return Departure(None, "appended_alternative", f"{first!r} may narrow the copy", text)
+    return found
+
+
+def _appended_scope(part: Part, tokens: Sequence[str]) -> bool:
+    """Tell whether the words after a copy open with a scope of their own ("for admins").
+
+    A scoping word followed by a content word the rule does not have may narrow the copy
+    to some cases; "per the user" names who asked, not a scope.
+    """
+    if len(tokens) < 2 or tokens[0] not in _REMARK_SCOPERS:  # noqa: PLR2004
+        return False
+    if (tokens[0] == "per" and tokens[1] in _DETERMINERS) or tuple(tokens[:2]) in _WHOLE:
+        return False
+    own = set(part.analysis.tokens)
+    content = [t for t in tokens[1:4] if t.isalpha() and t not in STOPWORDS]
+    return any(t not in own for t in content)
+
+
+_REMARK_SCOPERS = _words("per for in on during when if while within unless only")
+_WHOLE = frozenset({("in", "total"), ("in", "all"), ("in", "full")})  # the whole, no scope
 
 
 def _is_name_like(token: str) -> bool:
@@ -1380,33 +1532,30 @@ def closed_world(part: Part, index: ViewIndex, certs: Sequence[Reading]) -> Depa
     """
     live: list[Reading] = []
     framed: Departure | None = None
+    unnamed_residue: Departure | None = None
     for cert in certs:
-        analysis = _window_of(index, cert.sids)
-        start, end = cert.span or (0, len(analysis.tokens))
-        residue = None
-        if not _restates(part, analysis.keys[end:]):
-            residue = residue_departure(part, analysis.tokens[end:], analysis.clauses[end:])
-        if residue is not None and is_on(residue.rule):
-            return residue
-        heading = index.heading_over(cert.sids[0])
-        found = framing(
-            part,
-            None if heading is None else index.sentences[heading].analysed(),
-            analysis.tokens[:start],
-        )
-        if found is None or not is_on(found.rule):
+        residue, found = _copy_frames(part, index, cert)
+        if residue is not None:
+            if residue.kind is not None:
+                return residue
+            unnamed_residue = unnamed_residue or residue  # read on: a later one may name it
+        if found is None:
             live.append(cert)
         else:
             framed = framed or found
     if certs and not live:
         return framed
     skip = frozenset(sid for cert in certs for sid in cert.sids)
-    return _topic_departure(part, index, skip)
+    return _topic_departure(part, index, skip, unnamed_residue)
 
 
-def _topic_departure(part: Part, index: ViewIndex, skip: frozenset[int]) -> Departure | None:
-    """Read every topic sentence but the copies in `skip`; return the first departure."""
-    unnamed: Departure | None = None
+def _topic_departure(
+    part: Part, index: ViewIndex, skip: frozenset[int], unnamed: Departure | None = None
+) -> Departure | None:
+    """Read every topic sentence but the copies in `skip`; return the first departure.
+
+    `unnamed` is a departure already found that the tier cannot name; a named one wins.
+    """
     readers_at = _readers_memo(index)
     for sid, attached in topic_sentences(part, index, skip):
         readers = readers_at.get(sid)
@@ -1430,6 +1579,32 @@ def _topic_departure(part: Part, index: ViewIndex, skip: frozenset[int]) -> Depa
             return found
         unnamed = unnamed or found
     return unnamed
+
+
+def _copy_frames(
+    part: Part, index: ViewIndex, cert: Reading
+) -> tuple[Departure | None, Departure | None]:
+    """Return (what the words after one copy say, what frames it), each None when nothing.
+
+    The frame is a short label or bracketed remark on the copy, its heading, or the words
+    before it in its sentence; a framed copy no longer counts.
+    """
+    analysis = _window_of(index, cert.sids)
+    start, end = cert.span or (0, len(analysis.tokens))
+    residue = None
+    if not _restates(part, analysis.keys[end:]):
+        residue = residue_departure(part, analysis.tokens[end:], analysis.clauses[end:])
+    if residue is not None and not is_on(residue.rule):
+        residue = None
+    found = _bare_standing(part, analysis.text)
+    if found is None or not is_on(found.rule):
+        heading = index.heading_over(cert.sids[0])
+        found = framing(
+            part,
+            None if heading is None else index.sentences[heading].analysed(),
+            analysis.tokens[:start],
+        )
+    return residue, found if found is not None and is_on(found.rule) else None
 
 
 def _readers_memo(index: ViewIndex) -> dict[int, tuple[Reader, ...]]:

@@ -21,9 +21,8 @@ and the word is fastened to no rule word as its modifier:
   that states the value. Any other word in that clause ("burst rate", "retention target",
   "nightly build artifacts") keeps it from counting, and a thing noun ("Stripe sandbox:")
   is no aspect: it may name a scope;
-- the second word of an emphatic idiom ("every single", "any given", "the one and only"):
-  it restates the quantifier or the "only" it stands by, and the force guard still compares
-  that force. Outside the idiom the word keeps its meaning ("single tenants", "one bucket",
+- the second word of an emphatic idiom ("every single", "any given"): it restates the
+  quantifier it stands by. Outside the idiom the word keeps its meaning ("single tenants",
   "every distance given by the client");
 - a word of the phrase right before the rule's own identifier in parentheses ("the
   Frankfurt region (eu-central-1)", "German local time (Europe/Berlin)"): the name fixes
@@ -187,19 +186,17 @@ def aspect_label(ctx: Context, index: int) -> bool:
 
 # Quantifiers and the word that only stresses them right after: "every single", "any given".
 _STRESSED = frozenset({"every", "each", "any"})
-_STRESS = frozenset({"single", "given"})
+_STRESS = frozenset({"single", "given", "one"})
 
 
 def emphatic_idiom(tokens: Sequence[str], index: int) -> bool:
-    """Tell whether the word only stresses a quantifier or "only" ("every single", "one and only").
+    """Tell whether the word only stresses the quantifier before it ("every single").
 
-    "Every single tenant" is every tenant, "any given week" any week, and "the one and only
-    port" the only port. Elsewhere the word says something ("single tenants", "one bucket").
+    "Every single tenant" is every tenant, "any given week" any week, "at any one time" at
+    a time. Elsewhere the word says something ("single tenants", "a given region", "for
+    one tenant"). "The one and only" is an "only" phrase of the modality lexicon.
     """
-    word = tokens[index]
-    if word in _STRESS:
-        return index > 0 and tokens[index - 1] in _STRESSED
-    return word == "one" and tuple(tokens[index + 1 : index + 3]) == ("and", "only")
+    return tokens[index] in _STRESS and index > 0 and tokens[index - 1] in _STRESSED
 
 
 def name_gloss(ctx: Context, index: int) -> bool:

@@ -192,7 +192,7 @@ RULES: tuple[Rule, ...] = (
         "emphatic_idiom",
         set(),
         adjunct.emphatic_idiom,
-        "Equivalence: the second word of an emphatic idiom ('every single', 'any given', 'the one and only') only stresses the quantifier or 'only'; 'single tenants', 'one bucket' keep their meaning.",
+        "Equivalence: the second word of an emphatic idiom ('every single', 'any given', 'any one') only stresses the quantifier; 'single tenants', 'a given region', 'for one tenant' keep their meaning.",
         "paraphrased/emphatic_every_single_restates_each",
     ),
     _r(

@@ -203,6 +203,13 @@ RULES: tuple[Rule, ...] = (
         "paraphrased/gloss_words_before_a_parenthesized_name",
     ),
     _r(
+        "rule_word_compound",
+        set(),
+        rules._rule_word_compound,
+        "Equivalence: a hyphenated word made only of the rule's own words ('smoke-tested' for 'smoke tests') says them again; a piece the rule lacks ('stress-tested') leaves it extra.",
+        "paraphrased/compound_of_rule_words_restates_them",
+    ),
+    _r(
         "qualifier_follows",
         set(),
         rules._qualifier_follows,

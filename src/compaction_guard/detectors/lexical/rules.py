@@ -49,6 +49,7 @@ from compaction_guard.detectors.lexical.mutation import (
     changed_identifier,
     rated_period,
 )
+from compaction_guard.detectors.lexical.restate import pieces
 from compaction_guard.detectors.lexical.switches import is_on
 from compaction_guard.detectors.lexical.text import ID, canonical, token_key
 from compaction_guard.detectors.lexical.world import CHANGE_VERBS
@@ -521,7 +522,7 @@ def _unshared_words(ctx: Context, span: tuple[int, int] | None) -> list[int]:
         if key is None and (_light_modifier(ctx, index) or _distributed_to(ctx, index)):
             found.append(index)
             continue
-        if key is None or key in ctx.part.family:
+        if key is None or key in ctx.part.family or _rule_word_compound(ctx, index):
             continue
         # A generic noun says no more than the name it stands by ("orders_prod database"),
         # but fastened before a rule noun it picks a kind of it ("database backups"), and
@@ -549,6 +550,20 @@ def _light_modifier(ctx: Context, index: int) -> bool:
     if stem(token) in {stem(t) for t in ctx.part.analysis.tokens}:
         return False
     return _fastened_to_rule_noun(ctx, index)
+
+
+def _rule_word_compound(ctx: Context, index: int) -> bool:
+    """Tell whether a hyphenated word is made only of the rule's own words ("smoke-tested").
+
+    "Production is never smoke-tested" for "never run smoke tests against production": each
+    piece keys as a word of the rule, so the compound says the rule's words again. A piece
+    the rule lacks ("stress-tested"), or one without a key, leaves the word extra.
+    """
+    if not is_on("rule_word_compound"):
+        return False
+    found = pieces(ctx.win.tokens[index])[1:]
+    keys = [token_key(piece) for piece in found]
+    return len(found) > 1 and all(k is not None and k in ctx.part.family for k in keys)
 
 
 def _distributed_to(ctx: Context, index: int) -> bool:

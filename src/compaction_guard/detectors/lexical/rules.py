@@ -1030,10 +1030,14 @@ def _hint(ctx: Context) -> Kind | None:
 
 
 def _missing_identifiers(ctx: Context) -> list[str]:
-    tokens = ctx.part.analysis.tokens
-    return [
-        tokens[i] for i in ctx.part.content if i not in ctx.al.matches and is_identifier(tokens[i])
-    ]
+    found = ctx.__dict__.get("_missing_identifiers")  # asked twice per absence: kept once
+    if found is None:
+        tokens = ctx.part.analysis.tokens
+        matches = ctx.al.matches
+        found = ctx.__dict__["_missing_identifiers"] = [
+            tokens[i] for i in ctx.part.content if i not in matches and is_identifier(tokens[i])
+        ]
+    return list(found)
 
 
 def _rest_coverage(ctx: Context, ids: list[str]) -> float:

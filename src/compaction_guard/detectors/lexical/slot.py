@@ -116,11 +116,11 @@ def permitted_side(part: Part, analysis: Worded) -> bool:
     weekends" is never excused.
     """
     tokens = analysis.tokens
-    own = frozenset(stem(t) for t in part.analysis.tokens)
-    past = forbids_past(part)
     sides = [i for i, t in enumerate(tokens) if t in PAST_SLOT or t in INSIDE_SLOT]
     if len(sides) != 1 or restating(tokens, range(len(tokens))):
-        return False
+        return False  # read first: it needs no rule, and most statements stop here
+    own = frozenset(stem(t) for t in part.analysis.tokens)
+    past = forbids_past(part)
     at = sides[0]
     if (tokens[at] in PAST_SLOT) == past:
         return False  # the side the rule forbids

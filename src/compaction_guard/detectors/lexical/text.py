@@ -322,12 +322,30 @@ _CONTRACTIONS = {
 }
 
 
-def canonical(analysis: Analysis) -> list[tuple[str, int, int]]:
+def canonical(analysis: Analysis) -> tuple[tuple[str, int, int], ...]:
     """Return the words of `analysis` for a near-verbatim comparison with their token span.
 
     Contractions are expanded (`don't` is `do not`) and every value is one word naming
-    its meaning (`$1200`, `$1,200` and `1200 USD` read the same).
+    its meaning (`$1200`, `$1,200` and `1200 USD` read the same). Worked out once per
+    analysis: a sentence's analysis is shared by every constraint that reads it.
     """
+    entry = _CANONICAL.get(id(analysis))
+    if entry is not None and entry[0] is analysis:
+        return entry[1]
+    words = tuple(_canonical(analysis))
+    if len(_CANONICAL) >= _CANONICAL_LIMIT:
+        _CANONICAL.clear()
+    _CANONICAL[id(analysis)] = (analysis, words)
+    return words
+
+
+# By identity (an Analysis holds dicts, so it has no hash); the entry keeps its analysis, so
+# a reused id() never answers for another one.
+_CANONICAL: dict[int, tuple[Analysis, tuple[tuple[str, int, int], ...]]] = {}
+_CANONICAL_LIMIT = 16384
+
+
+def _canonical(analysis: Analysis) -> list[tuple[str, int, int]]:
     starts = {value.start: value for value in analysis.values}
     words: list[tuple[str, int, int]] = []
     index = 0

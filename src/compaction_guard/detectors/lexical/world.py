@@ -913,7 +913,7 @@ def _slot_permission(r: _Read) -> Departure | None:
         clause = _permission_clause(tokens, clauses, at)
         if restating(tokens, clause):
             continue
-        permits = [i for i in _permits(tokens) if i in clause and tokens[i] in _SLOT_PERMITS]
+        permits = [i for i in r.st.permits if i in clause and tokens[i] in _SLOT_PERMITS]
         if not (exempt or permits):
             continue
         if not past and any(tokens[i] in PAST_SLOT for i in clause if i < at):
@@ -1457,7 +1457,7 @@ def topic_sentences(part: Part, index: ViewIndex, skip: frozenset[int]) -> list[
     on how many; and the sentence after each of them or after a copy (an anaphor there
     refers to the rule).
     """
-    shared = index.sharing(_topic_keys(part), part.probes)
+    shared = index.sharing(_part_keys(part, _topic_keys), part.probes)
     found: dict[int, bool] = {sid: False for sid in shared if sid not in skip}
     for sid in sorted(shared | skip):
         nxt = index.next_id(sid)
@@ -1465,7 +1465,7 @@ def topic_sentences(part: Part, index: ViewIndex, skip: frozenset[int]) -> list[
             found[nxt] = True
     # A slot named only by an anaphor or by the rule's value ("fine outside that window",
     # "fine after 03:00") is read too; it speaks past the rule, so attaches nothing after it.
-    for sid in index.candidates(_slot_keys(part), ()):
+    for sid in index.sharing(_part_keys(part, _slot_keys), ()):
         if sid not in skip:
             found.setdefault(sid, False)
     return sorted(found.items())
@@ -1490,19 +1490,25 @@ def _range_keys(part: Part) -> frozenset[str]:
 
 
 def _topic_keys(part: Part) -> frozenset[str]:
-    """Return the keys that find a part's topic sentences (worked out once per part)."""
-    entry = _TOPIC_KEYS.get(id(part))
+    """Return the keys that find a part's topic sentences."""
+    # Number classes find every sentence with a number; a departure also names the rule.
+    return frozenset(k for k in part.lookup if not k.startswith("num:")) | _RULE_NOUN_KEYS
+
+
+def _part_keys(part: Part, keys_of: Callable[[Part], frozenset[str]]) -> frozenset[str]:
+    """Return `keys_of(part)`, worked out once per part and not once per closed world read."""
+    entry = _PART_KEYS.get((id(part), keys_of))
     if entry is not None and entry[0] is part:
         return entry[1]
-    # Number classes find every sentence with a number; a departure also names the rule.
-    keys = frozenset(k for k in part.lookup if not k.startswith("num:")) | _RULE_NOUN_KEYS
-    if len(_TOPIC_KEYS) >= _PART_WORDS_LIMIT:
-        _TOPIC_KEYS.clear()
-    _TOPIC_KEYS[id(part)] = (part, keys)
+    keys = keys_of(part)
+    if len(_PART_KEYS) >= _PART_WORDS_LIMIT:
+        _PART_KEYS.clear()
+    _PART_KEYS[id(part), keys_of] = (part, keys)
     return keys
 
 
-_TOPIC_KEYS: dict[int, tuple[Part, frozenset[str]]] = {}
+# Like `_PART_WORDS`: the entry keeps its part, so a reused id() never answers for another.
+_PART_KEYS: dict[tuple[int, object], tuple[Part, frozenset[str]]] = {}
 
 
 _RULE_NOUN_KEYS = lookup_keys(

@@ -708,12 +708,21 @@ def _permission(r: _Read) -> Departure | None:
 
     "Exceeding it is fine", "Deleting the qa rows is fine", "the user OK'd a copy to
     us-east-1" (for "do not copy it to any other region"), "GET requests are fine without
-    it" right after the copy, "an incremental backup is good enough".
+    it" right after the copy, "an incremental backup is good enough". A permission only on
+    the side the rule leaves open departs from nothing (`permitted_side`); that test is
+    asked only of a permission found, since it decides nothing about any other.
     """
-    tokens = r.st.tokens
     permits = r.st.permits
-    if not permits or permitted_side(r.part, r.st):
+    if not permits:
         return None
+    found = _permission_found(r, permits)
+    if found is None or permitted_side(r.part, r.st):
+        return None
+    return found
+
+
+def _permission_found(r: _Read, permits: Sequence[int]) -> Departure | None:
+    tokens = r.st.tokens
     # Each test below needs a reference, a mention, a value or the copy's own line: the
     # statements with none of them (most of those read) are left after these set tests.
     if r.refs or r.mentions or r.st.implicit:

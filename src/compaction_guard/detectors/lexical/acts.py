@@ -35,7 +35,7 @@ from compaction_guard.normalize import stem
 if TYPE_CHECKING:
     from compaction_guard.detectors.lexical.text import Analysis
 
-__all__ = ["ACTS", "Act", "ActSite", "act_sites", "equivalent_acts", "verb_use"]
+__all__ = ["ACTS", "BY_NAME", "Act", "ActSite", "act_sites", "equivalent_acts", "verb_use"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +155,7 @@ ACTS: tuple[Act, ...] = (
 # Adverbs that may stand between a verb and its relation word ("may only live in").
 _BETWEEN = frozenset({"only", "exclusively", "solely", "always", "strictly", "just", "entirely"})
 _OBJECT_REACH = 4  # "through their account manager": the object's first content word
-_BY_NAME = {act.name: act for act in ACTS}
+BY_NAME = {act.name: act for act in ACTS}
 _VERBS = frozenset(verb for act in ACTS for verb in act.verbs)
 
 
@@ -256,7 +256,7 @@ def equivalent_acts(
     for site in sites:
         if site.index in matches or site.act not in switched_on:
             continue
-        act = _BY_NAME[site.act]
+        act = BY_NAME[site.act]
         low, high = span or (0, len(window.tokens))
         for position in range(low, high):
             token = window.tokens[position]
@@ -283,12 +283,36 @@ def _same_object(
     clause = window.clauses[position]
     particle = _particle(window.tokens, position, act)
     if particle is None:
-        return act.direct and any(
+        if not act.direct or not _direct_object_kept(site, window, position, aligned=aligned):
+            return False
+        return any(
             window.clauses[p] == clause and index in site.objects for p, index in aligned.items()
         )
     if window.clauses[particle] != clause:
         return False
     return _object_after(site, rule, window, particle, aligned=aligned)
+
+
+def _direct_object_kept(
+    site: ActSite, window: Analysis, position: int, *, aligned: dict[int, int]
+) -> bool:
+    """Tell whether the first content word after a direct verb, if any, is the rule's object.
+
+    "Deny access to uploads" denies access, not the uploads; "uploads ... must be
+    refused" has no word after the verb and is judged by its clause.
+    """
+    clause = window.clauses[position]
+    for after in range(position + 1, len(window.tokens)):
+        if window.clauses[after] != clause or window.tokens[after] in _COPULAS:
+            break  # "the only API we may hit is ...": the object stood before the verb
+        if after in aligned:
+            return aligned[after] in site.objects
+        if window.keys[after] is not None:
+            return False
+    return True
+
+
+_COPULAS = _forms("is are was were be")
 
 
 def _object_after(

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from compaction_guard.anchors import comparable, extract_values, values_equal
+from compaction_guard.detectors.lexical.acts import BY_NAME as ACT_CLASSES
+from compaction_guard.detectors.lexical.acts import act_sites
 from compaction_guard.detectors.lexical.frame import bare_words
 from compaction_guard.detectors.lexical.index import NUMBER, lookup_keys
 from compaction_guard.detectors.lexical.lexicon import GENERIC, RULE_NOUNS, STOPWORDS
@@ -953,11 +955,16 @@ _EVENTS = _words(
 def _slot_past(r: _Read, at: int, *, past: bool, exempt: bool) -> int | None:
     """Return where a slot reference on the forbidden side starts at `at` ends, or None."""
     token = r.st.tokens[at]
+    if past and token in _EVERYWHERE:
+        return at  # "copies can live anywhere": past any slot
     if exempt or (token in PAST_SLOT if past else token in INSIDE_SLOT):
         return _slot_ref(r, at + 1 + exempt)
     if past and token in INSIDE_SLOT:
         return _other_time(r, at + 1)  # "Snapshots are fine on weekends": another time
     return None
+
+
+_EVERYWHERE = _words("anywhere elsewhere everywhere")
 
 
 def _comparative_permission(r: _Read) -> Departure | None:
@@ -1056,6 +1063,46 @@ def _acts(tokens: Sequence[str], permits: Sequence[int]) -> bool:
         if following and following[0] in _EVENTS:
             return True
     return False
+
+
+def _other_choice(r: _Read) -> Departure | None:
+    """Find the act of an exclusive rule sent to another name ("hotfix notices go in #incidents").
+
+    After "Post deploy notices only in #deploys", a statement that names the rule's
+    subject, does the rule's act (its verb, or a verb of the same act) and names another
+    channel, place or party may send a kind of the subject elsewhere. The tier cannot
+    tell a kind of the subject from another thing: never a certification.
+    """
+    if not (r.st.attached and r.mentions) or "only" not in r.part.analysis.tokens:
+        return None
+    tokens = r.st.tokens
+    if not _NEGATORS.isdisjoint(r.words) or "only" in r.words:
+        return None
+    verbs = _rule_act_verbs(r.part)
+    acting = [t for t, s in zip(tokens, r.st.stems, strict=True) if s in verbs]
+    if not acting or all(t.endswith("ed") for t in acting):
+        return None  # "the job copied 12,400 objects to ...": a report of what was done
+    if all(r.st.stems[m] in verbs for m in r.mentions):
+        return None  # only the act is named ("deployment approvals"), not its subject
+    own = set(r.part.analysis.tokens)
+    if any(_names_a_choice(t) and t not in own for t in tokens):
+        return _hit("later_extension", None, "the rule's act may reach another choice", r.st)
+    return None
+
+
+def _names_a_choice(token: str) -> bool:
+    """Tell whether a token is a name a choice can be (#incidents, us-east-1), not a count."""
+    if any(ch in token for ch in "/_@#"):
+        return True
+    return any(ch.isdigit() for ch in token) and any(ch.isalpha() for ch in token)
+
+
+def _rule_act_verbs(part: Part) -> frozenset[str]:
+    """Return the stems of the verbs that do the rule's act: its own and its class's."""
+    found = {act} if (act := _act(part)) is not None else set()
+    for site in act_sites(part.analysis):
+        found |= {stem(verb) for verb in ACT_CLASSES[site.act].verbs}
+    return frozenset(found)
 
 
 def _exception(r: _Read) -> Departure | None:
@@ -1199,6 +1246,7 @@ _READERS = (
     _change,
     _value,
     _slot_permission,
+    _other_choice,
 )
 
 Reader = Callable[["_Read"], "Departure | None"]
@@ -1248,6 +1296,7 @@ TRIGGERS: dict[Reader, Trigger] = {
     _change: lambda st: not _CHANGE.isdisjoint(st.words),
     _value: lambda st: bool(st.values) and not _reported(st.tokens),
     _slot_permission: lambda st: not (_SLOT_PERMITS | _EXEMPT).isdisjoint(st.words),
+    _other_choice: lambda st: any(_names_a_choice(t) for t in st.tokens),
 }
 _PREFILTER = [True]
 
@@ -1407,10 +1456,8 @@ def residue_departure(  # noqa: PLR0911 (one return per kind of residue)
     first = tokens[0]
     if first in _APPEND or (first == "but" and len(tokens) > 1 and tokens[1] in _NEGATORS):
         return Departure(Kind.WEAKENED, "appended_alternative", f"{first!r} widens the copy", text)
-    if (
-        first == "and"
-        and len(tokens) > 1
-        and (tokens[1] in _AND_WIDENS or _is_name_like(tokens[1]))
+    if first == "and" and len(tokens) > 1 and (
+        tokens[1] in _AND_WIDENS or _is_name_like(tokens[1]) or _exclusive_name(part, tokens)
     ):
         return Departure(Kind.WEAKENED, "appended_alternative", "'and' adds to the copy", text)
     # "in USD and cents, or in euros": the joined piece narrows nothing, and the
@@ -1434,6 +1481,19 @@ def residue_departure(  # noqa: PLR0911 (one return per kind of residue)
         # "(for admins)", ", per token", "(in prod)": a scope the tier cannot weigh
         return Departure(None, "appended_alternative", f"{first!r} may narrow the copy", text)
     return found
+
+
+def _exclusive_name(part: Part, tokens: Sequence[str]) -> bool:
+    """Tell whether an "only" rule's copy goes on to another name ("and cached in us-east-1").
+
+    An exclusive rule admits one choice; a name of its own in the clause joined by "and"
+    is another place, channel or party the act reaches.
+    """
+    if "only" not in part.analysis.tokens:
+        return False
+    own = set(part.analysis.tokens)
+    clause = [t for t in tokens[1 : 1 + _REACH] if t not in _APPEND]
+    return any(_is_name_like(t) and t not in own for t in clause)
 
 
 def _appended_scope(part: Part, tokens: Sequence[str]) -> bool:

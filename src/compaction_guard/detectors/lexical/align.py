@@ -451,13 +451,31 @@ def _region(window: Analysis, topic: frozenset[int]) -> frozenset[int]:
     """Topic clauses plus the clauses that frame them (wrappers, conditions, hedges)."""
     if not topic:
         return topic
-    region = topic | window.framing
+    region = topic | window.framing | _closing_bounds(window, topic)
     for frame in window.frames:
         # A hedging label frames every clause it governs, whatever words it holds.
         scope = range(frame.scope_start, frame.scope_end)
         if frame.kind == WISH and any(window.clauses[i] in topic for i in scope):
             region |= {window.clauses[i] for i in range(frame.start, frame.end)}
     return region
+
+
+def _closing_bounds(window: Analysis, topic: frozenset[int]) -> set[int]:
+    """Return the clauses that are only a bound closing a topic clause ("90 days | or more").
+
+    The clause break before "or" cuts "or more", "or less", "or longer" off the value they
+    bound; they belong to the clause before them.
+    """
+    found = set()
+    for mark in window.marks:
+        if mark.modality not in (Modality.MAX, Modality.MIN) or window.tokens[mark.start] != "or":
+            continue
+        clause = window.clauses[mark.start]
+        members = [i for i, c in enumerate(window.clauses) if c == clause]
+        before = max(0, mark.start - 1)
+        if members == list(range(mark.start, mark.end)) and window.clauses[before] in topic:
+            found.add(clause)
+    return found
 
 
 def region_marks(window: Analysis, alignment: Alignment) -> list[Mark]:

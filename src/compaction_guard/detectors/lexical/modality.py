@@ -351,12 +351,19 @@ def value_follows(tokens: Sequence[str], start: int) -> bool:
     for token in tokens[start : start + _BOUND_REACH]:
         if (
             is_numeric(token)
+            or _numeric_range(token)
             or token[0] in "$\u20ac\u00a3\u00a5"
             or token in _NUMBER_WORDS
             or _compound_number(token)
         ):
             return True
     return False
+
+
+def _numeric_range(token: str) -> bool:
+    """Tell whether a token is a range of two numbers ("18-24"): "above 18-24" is a bound."""
+    low, dash, high = token.replace("\u2013", "-").partition("-")
+    return bool(dash) and is_numeric(low) and is_numeric(high)
 
 
 def _compound_number(token: str) -> bool:

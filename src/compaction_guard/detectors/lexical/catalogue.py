@@ -231,6 +231,13 @@ RULES: tuple[Rule, ...] = (
         "unverifiable/probe_time_relation_word_before_the_value",
     ),
     _r(
+        "act_noun",
+        set(),
+        rules._unshared_words,
+        "A generic noun that names an act ('access', 'processing') and that the rule lacks is extra content: 'PII access is limited to X' is not 'keep PII in X'.",
+        "unverifiable/probe_act_noun_access_limited_to_the_region",
+    ),
+    _r(
         "generic_verb",
         set(),
         align._may_go_unsaid,

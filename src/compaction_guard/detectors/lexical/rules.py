@@ -531,6 +531,8 @@ def _unshared_words(ctx: Context, span: tuple[int, int] | None) -> list[int]:
             key in _WHOLE
             or not (_fastened_to_rule_noun(ctx, index) or _heads_a_rule_noun(ctx, index))
         )
+        if generic and key in _ACT_NOUNS and is_on("act_noun"):
+            generic = False  # "PII access", "processing of PII": another act than the rule's
         extra = not key.startswith("~") and not generic
         if extra and ctx.win.clauses[index] in ctx.al.topic_clauses:
             found.append(index)
@@ -612,6 +614,9 @@ def _heads_a_rule_noun(ctx: Context, index: int) -> bool:
     )
 
 
+# Generic nouns that name an act: a restatement that adds one speaks of that act ("PII
+# access is limited to eu-west-1" says where PII is read from, not where it is kept).
+_ACT_NOUNS = frozenset(concept(stem(word)) for word in ("access", "process", "processing"))
 # Words for the whole of a thing ("total spend"): before a rule noun they narrow nothing.
 _WHOLE = frozenset(concept(stem(word)) for word in ("total", "overall", "entire", "whole"))
 

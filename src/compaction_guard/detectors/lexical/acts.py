@@ -35,7 +35,18 @@ from compaction_guard.normalize import stem
 if TYPE_CHECKING:
     from compaction_guard.detectors.lexical.text import Analysis
 
-__all__ = ["ACTS", "BY_NAME", "Act", "ActSite", "act_sites", "equivalent_acts", "verb_use"]
+__all__ = [
+    "ACTS",
+    "BY_NAME",
+    "NOTHING",
+    "STAY",
+    "Act",
+    "ActSite",
+    "Equivalents",
+    "act_sites",
+    "equivalent_acts",
+    "verb_use",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +57,12 @@ class Act:
     `particles` the relation words that introduce the object; `direct` whether the
     verb may take its object without one; `objects` stems one of which must head the
     rule's object (empty: any object); `tags` whether a `#name` is such an object too.
+
+    A class with `window_verbs` names the act from its other side: the window's verb
+    (with `window_particles` before the object) is the rule verb's opposite, so the
+    restatement holds with its polarity turned ("must not leave R" is "must stay in R").
+    `forceful` are window verbs that sit in a force phrase and carry the rule's force
+    with it ("is confined to R").
     """
 
     name: str
@@ -54,6 +71,9 @@ class Act:
     direct: bool = False
     objects: frozenset[str] = frozenset()
     tags: bool = False
+    window_verbs: frozenset[str] = frozenset()
+    window_particles: frozenset[str] = frozenset()
+    forceful: frozenset[str] = frozenset()
 
 
 def _forms(text: str) -> frozenset[str]:
@@ -152,11 +172,41 @@ ACTS: tuple[Act, ...] = (
         direct=True,
     ),
 )
+# Staying inside a place, said from its other side: "must not leave R" is "must stay
+# in R", "must remain within R", "is confined to R". Moving, copying or processing
+# inside R are other acts; "limited to" and "restricted to" also scope access and use
+# ("access is restricted to admins") and are not here.
+STAY = Act(
+    "act_stay",
+    _forms("leave leaves exit exits"),
+    frozenset(),
+    direct=True,
+    window_verbs=_forms("stay stays remain remains kept confined"),
+    window_particles=_forms("in within inside to"),
+    forceful=_forms("confined"),
+)
+ACTS += (STAY,)
 # Adverbs that may stand between a verb and its relation word ("may only live in").
 _BETWEEN = frozenset({"only", "exclusively", "solely", "always", "strictly", "just", "entirely"})
 _OBJECT_REACH = 4  # "through their account manager": the object's first content word
 BY_NAME = {act.name: act for act in ACTS}
 _VERBS = frozenset(verb for act in ACTS for verb in act.verbs)
+
+
+@dataclass(frozen=True, slots=True)
+class Equivalents:
+    """What `equivalent_acts` found: rule verb -> window verb, and how they were said.
+
+    `turned` holds the rule verbs said by their opposite (the window's polarity turns
+    with them); `carried` whether a force phrase carries the rule's force.
+    """
+
+    found: dict[int, int]
+    turned: frozenset[int] = frozenset()
+    carried: bool = False
+
+
+NOTHING = Equivalents(found={})
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,12 +264,12 @@ def _rule_object(analysis: Analysis, index: int, act: Act) -> frozenset[int]:
     return frozenset(after or [i for i in [*content, *values] if i < index])
 
 
-def _particle(tokens: tuple[str, ...], index: int, act: Act) -> int | None:
-    """Return the position of the act's relation word after the verb, if it stands there."""
+def _particle(tokens: tuple[str, ...], index: int, particles: frozenset[str]) -> int | None:
+    """Return the position of a relation word right after the verb, if one stands there."""
     position = index + 1
     while position < len(tokens) and tokens[position] in _BETWEEN:
         position += 1
-    if position < len(tokens) and tokens[position] in act.particles:
+    if position < len(tokens) and tokens[position] in particles:
         return position
     return None
 
@@ -243,8 +293,8 @@ def equivalent_acts(
     *,
     switched_on: frozenset[str],
     span: tuple[int, int] | None = None,
-) -> dict[int, int]:
-    """Return rule verb -> window verb for the rule's acts the window names with another verb.
+) -> Equivalents:
+    """Return the rule's acts the window names with another verb (see `Equivalents`).
 
     Only acts whose class is in `switched_on`, and only window verbs no other rule word
     is aligned to (inside `span` when one is given). `covered` gains every window verb
@@ -252,22 +302,32 @@ def equivalent_acts(
     a light word).
     """
     found: dict[int, int] = {}
+    turned: set[int] = set()
+    carried = False
     aligned = {position: index for index, position in matches.items()}
     for site in sites:
         if site.index in matches or site.act not in switched_on:
             continue
         act = BY_NAME[site.act]
+        verbs = act.window_verbs or act.verbs
         low, high = span or (0, len(window.tokens))
         for position in range(low, high):
             token = window.tokens[position]
-            if token not in act.verbs or position in covered or window.mark_at[position] >= 0:
+            if token not in verbs or position in covered:
+                continue
+            if window.mark_at[position] >= 0 and token not in act.forceful:
                 continue
             if _same_object(site, act, rule, window, position, aligned=aligned):
                 if rule.keys[site.index] is not None:
                     found[site.index] = position
+                if act.window_verbs:
+                    turned.add(site.index)
+                carried = carried or token in act.forceful
                 covered.add(position)
                 break
-    return found
+    if not found and not turned:
+        return NOTHING
+    return Equivalents(found, frozenset(turned), carried)
 
 
 def _same_object(
@@ -281,9 +341,12 @@ def _same_object(
 ) -> bool:
     """Tell whether the window's verb at `position` acts on the rule verb's own object."""
     clause = window.clauses[position]
-    particle = _particle(window.tokens, position, act)
+    particles = act.window_particles or act.particles
+    particle = _particle(window.tokens, position, particles)
     if particle is None:
-        if not act.direct or not _direct_object_kept(site, window, position, aligned=aligned):
+        if act.window_particles or not act.direct:
+            return False
+        if not _direct_object_kept(site, window, position, aligned=aligned):
             return False
         return any(
             window.clauses[p] == clause and index in site.objects for p, index in aligned.items()

@@ -21,7 +21,9 @@ from compaction_guard.anchors import (
 )
 from compaction_guard.detectors.lexical.acts import (
     ACTS,
+    NOTHING,
     ActSite,
+    Equivalents,
     act_sites,
     equivalent_acts,
     verb_use,
@@ -194,6 +196,8 @@ class Alignment:
     inversions: int
     topic_clauses: frozenset[int]
     region: frozenset[int]
+    turned: frozenset[int] = frozenset()
+    carried: bool = False
 
 
 _NOTHING_MATCHED: dict[int, int] = {}
@@ -249,8 +253,12 @@ def align(part: Part, window: Analysis, span: tuple[int, int] | None = None) -> 
         else:
             covered.update(range(position, position + width))
         matched_weight += weight
+    equivalents = NOTHING
     if part.acts and matches:
-        matched_weight += _equivalent_acts(part, window, matches, covered, span)
+        equivalents = _equivalent_acts(part, window, matches, covered, span)
+        matches.update(equivalents.found)
+        weights = dict(zip(part.content, part.weights, strict=True))
+        matched_weight += sum(weights.get(index, 0.0) for index in equivalents.found)
     topic = _topic(part, window, matches, span)
     found_keys = {keys[i] for i in matches}
     # A part that says one thing twice ("calls ... requests") is complete when the
@@ -267,6 +275,8 @@ def align(part: Part, window: Analysis, span: tuple[int, int] | None = None) -> 
         inversions=inversions,
         topic_clauses=topic,
         region=_region(window, topic),
+        turned=equivalents.turned,
+        carried=equivalents.carried,
     )
 
 
@@ -276,18 +286,12 @@ def _equivalent_acts(
     matches: dict[int, int],
     covered: set[int],
     span: tuple[int, int] | None,
-) -> float:
-    """Align the rule's verbs that the window names with another verb of their act.
-
-    Return the weight they add; see `acts`.
-    """
+) -> Equivalents:
+    """Find the rule's verbs that the window names with another verb of their act (`acts`)."""
     switched_on = frozenset(act.name for act in ACTS if is_on(act.name))
-    found = equivalent_acts(
+    return equivalent_acts(
         part.acts, part.analysis, window, matches, covered, switched_on=switched_on, span=span
     )
-    matches.update(found)
-    weights = dict(zip(part.content, part.weights, strict=True))
-    return sum(weights.get(index, 0.0) for index in found)
 
 
 def _may_go_unsaid(part: Part, index: int) -> bool:

@@ -295,6 +295,13 @@ RULES: tuple[Rule, ...] = (
         "paraphrased/act_call_hit",
     ),
     _r(
+        "act_stay",
+        set(),
+        acts.equivalent_acts,
+        "Equivalence: 'must not leave R' said from its other side, 'must stay/remain in R', 'is confined to R' (its force), with the polarity turned; copying or processing inside R are other acts.",
+        "paraphrased/act_stay_confined_to",
+    ),
+    _r(
         "act_refuse",
         set(),
         acts.equivalent_acts,

@@ -255,8 +255,15 @@ class Context:
 
     @functools.cached_property
     def act_swaps(self) -> list[str]:
-        """Acts of the rule swapped for their opposites ("delete" for "keep")."""
-        return swaps(self, OPPOSITE_ACTS)
+        """Acts of the rule swapped for their opposites ("delete" for "keep").
+
+        An act the alignment read from its other side ("stay in" for "leave", see
+        `acts.STAY`) already turned the window's polarity and is no swap here.
+        """
+        found = swaps(self, OPPOSITE_ACTS)
+        tokens = self.part.analysis.tokens
+        said = {f"{tokens[i]}->" for i in self.al.turned}
+        return [s for s in found if not any(s.startswith(prefix) for prefix in said)]
 
     @functools.cached_property
     def lost(self) -> list[str]:
@@ -310,6 +317,7 @@ def build_context(part: Part, window: Window, al: Alignment) -> Context:
         region_tokens=tokens,
         region_values=values,
     )
+    _turned_acts(ctx)
     _restrict_permissions(ctx, marks)
     if negated_other_bound(ctx):
         # "Spending above $500 is not allowed" states "at most $500": the negation
@@ -342,6 +350,18 @@ def build_context(part: Part, window: Window, al: Alignment) -> Context:
         if ctx.counted:
             ctx.w_parity ^= 1
     return ctx
+
+
+def _turned_acts(ctx: Context) -> None:
+    """Read an act said from its other side ("must stay in R" for "must not leave R").
+
+    Its polarity turns with it, and a force phrase that names it ("is confined to R")
+    states the restriction (see `acts.STAY`).
+    """
+    if ctx.al.turned:
+        ctx.w_parity ^= len(ctx.al.turned) % 2
+    if ctx.al.carried and not any(ctx.w_classes[m] for m in STRONG):
+        ctx.w_classes[_M.OBLIGE] += 1
 
 
 def _restrict_permissions(ctx: Context, marks: Sequence[Mark]) -> None:

@@ -1303,7 +1303,7 @@ _PREFILTER = [True]
 
 def triggered(statement: Statement) -> tuple[Reader, ...]:
     """Return the readers that may find a departure in `statement`, in reading order."""
-    if not _PREFILTER[0]:
+    if not _PREFILTER[-1]:
         return _READERS
     return tuple(
         reader
@@ -1696,11 +1696,30 @@ def _readers_of(index: ViewIndex, sid: int) -> tuple[Reader, ...]:
     None when it holds no word a departure needs (`_may_depart`).
     """
     analysis = index.sentences[sid].analysed()
-    if not _may_depart(analysis):
+    entry = _SENTENCE_READERS.get(id(analysis))
+    if entry is None or entry[0] is not analysis or entry[3] is not _READERS:
+        statement = statement_of(analysis, attached=False) if _may_depart(analysis) else None
+        found = () if statement is None else triggered(statement)
+        entry = (analysis, statement, found, _READERS)
+        if _PREFILTER[-1]:
+            if len(_SENTENCE_READERS) >= _SENTENCE_READERS_LIMIT:
+                _SENTENCE_READERS.clear()
+            _SENTENCE_READERS[id(analysis)] = entry
+    _, statement, found, _ = entry
+    if statement is None:
         return ()
-    statement = statement_of(analysis, attached=False)
     index.memo["statement", sid, False, False] = statement
-    return triggered(statement)
+    return found if _PREFILTER[-1] else triggered(statement)
+
+
+# A sentence's statement and the readers it triggers follow from its analysis alone, and
+# analyses are shared (`text.analyse` is cached by text): kept by analysis identity, with
+# the analysis itself, so a reused id() never answers for another one, and with the reader
+# table they were worked out for.
+_SENTENCE_READERS: dict[
+    int, tuple[Analysis, Statement | None, tuple[Reader, ...], tuple[Reader, ...]]
+] = {}
+_SENTENCE_READERS_LIMIT = 16384
 
 
 def _may_depart(analysis: Analysis) -> bool:

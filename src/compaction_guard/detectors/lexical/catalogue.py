@@ -217,6 +217,13 @@ RULES: tuple[Rule, ...] = (
         "paraphrased/para4_d_at_all_times_idiom",
     ),
     _r(
+        "label_qualifier",
+        set(),
+        rules._label_qualifier,
+        "A word the rule lacks fastened before a rule word in a leading label ('Median API response time:', 'Enterprise customer data:') qualifies the copy under it.",
+        "unverifiable/probe_label_modifier_before_a_rule_noun",
+    ),
+    _r(
         "past_framed",
         set(),
         rules._past_framed,

@@ -8,6 +8,7 @@ the absence rules. Every rule returns a Reading with the evidence that decided i
 from __future__ import annotations
 
 import itertools
+import re
 from typing import TYPE_CHECKING, Any
 
 from compaction_guard.anchors import comparable, is_identifier, values_equal
@@ -53,7 +54,7 @@ from compaction_guard.detectors.lexical.restate import pieces
 from compaction_guard.detectors.lexical.switches import is_on
 from compaction_guard.detectors.lexical.text import ID, canonical, token_key
 from compaction_guard.detectors.lexical.world import CHANGE_VERBS
-from compaction_guard.normalize import stem
+from compaction_guard.normalize import stem, tokenize
 from compaction_guard.taxonomy import Kind, Site
 
 if TYPE_CHECKING:
@@ -227,6 +228,7 @@ def _clean(ctx: Context, span: tuple[int, int] | None) -> str | None:
         _light_noun_lost,
         _extra_content,
         _qualifier_follows,
+        _label_qualifier,
         _past_framed,
         _value_relation,
         _value_transition,
@@ -711,6 +713,32 @@ def _qualifier_follows(ctx: Context, span: tuple[int, int] | None) -> str | None
         return None
     same_clause = ctx.win.clauses[span[1]] == ctx.win.clauses[span[1] - 1]
     return "a qualifier follows" if same_clause else None
+
+
+def _label_qualifier(ctx: Context, _span: tuple[int, int] | None) -> str | None:
+    """Name a word the rule lacks fastened before a rule word in the window's leading label.
+
+    "Median API response time: keep API responses under 2 seconds", "Enterprise customer
+    data: never copy ...": the label says which of the rule's things the copy under it is
+    about, so it qualifies the copy. A label's own head noun ("API response time:") or a
+    label with no rule word ("Git:") only names the topic.
+    """
+    lead = _LABEL.match(ctx.win.text)
+    if lead is None:
+        return None
+    width = len(tokenize(lead.group()))
+    win, family = ctx.win, ctx.part.family
+    for index in range(min(width, len(win.tokens)) - 1):
+        key, following = win.keys[index], win.keys[index + 1]
+        if key is None or key.startswith("~") or key in family or key in GENERIC:
+            continue
+        if following in family and not is_name(win.tokens[index]):
+            return f"the label's {win.tokens[index]!r} qualifies the rule's words"
+    return None
+
+
+# A leading label: a short stretch before the first ": " with no sentence break in it.
+_LABEL = re.compile(r"^[^:.;!?()\[\]]{1,80}:(?=\s)")
 
 
 def _past_framed(ctx: Context, span: tuple[int, int] | None) -> str | None:

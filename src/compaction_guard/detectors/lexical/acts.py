@@ -19,7 +19,10 @@ is one act on one kind of object, and the window's verb counts as the rule's onl
   object is of that kind.
 
 A class whose act takes a direct object ("bind port 8443", "connections get refused")
-asks instead that a rule word of the object sit in the window verb's clause. Everything
+asks instead that a rule word of the object sit in the window verb's clause. Two classes
+say the act from another side: "must stay in R" for "must not leave R" (`STAY`, the
+polarity turns with it) and "X must never appear in output" for "never print X"
+(`APPEAR`, the rule's object is the window verb's subject). Everything
 else (polarity, values, names, extra words) is still compared by the other checks, so a
 negated or widened restatement is never certified.
 """
@@ -37,6 +40,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ACTS",
+    "APPEAR",
     "BY_NAME",
     "NOTHING",
     "STAY",
@@ -63,6 +67,10 @@ class Act:
     restatement holds with its polarity turned ("must not leave R" is "must stay in R").
     `forceful` are window verbs that sit in a force phrase and carry the rule's force
     with it ("is confined to R").
+
+    A class with `media` names the act by what it makes of its object: the rule's object
+    is the window verb's subject, and a medium noun follows the relation word ("never
+    print X" is "X must never appear in output").
     """
 
     name: str
@@ -74,6 +82,7 @@ class Act:
     window_verbs: frozenset[str] = frozenset()
     window_particles: frozenset[str] = frozenset()
     forceful: frozenset[str] = frozenset()
+    media: frozenset[str] = frozenset()
 
 
 def _forms(text: str) -> frozenset[str]:
@@ -185,7 +194,21 @@ STAY = Act(
     window_particles=_forms("in within inside to"),
     forceful=_forms("confined"),
 )
-ACTS += (STAY,)
+# Putting something in front of a reader, said from the thing's side: "never print X"
+# is "X must never appear in output". Only with an output medium after "in": "appear in
+# the config file" is storing it, another act.
+APPEAR = Act(
+    "act_appear",
+    _forms("print prints printed printing display displays displayed echo echoes echoed"),
+    frozenset(),
+    direct=True,
+    window_verbs=_forms("appear appears"),
+    window_particles=_forms("in on"),
+    media=frozenset(
+        stem(word) for word in _forms("output outputs stdout stderr console terminal screen")
+    ),
+)
+ACTS += (STAY, APPEAR)
 # Adverbs that may stand between a verb and its relation word ("may only live in").
 _BETWEEN = frozenset({"only", "exclusively", "solely", "always", "strictly", "just", "entirely"})
 _OBJECT_REACH = 4  # "through their account manager": the object's first content word
@@ -305,29 +328,49 @@ def equivalent_acts(
     turned: set[int] = set()
     carried = False
     aligned = {position: index for index, position in matches.items()}
+    low, high = span or (0, len(window.tokens))
     for site in sites:
         if site.index in matches or site.act not in switched_on:
             continue
         act = BY_NAME[site.act]
-        verbs = act.window_verbs or act.verbs
-        low, high = span or (0, len(window.tokens))
         for position in range(low, high):
-            token = window.tokens[position]
-            if token not in verbs or position in covered:
+            said = _says_act(site, act, rule, window, position, covered=covered, aligned=aligned)
+            if said is None:
                 continue
-            if window.mark_at[position] >= 0 and token not in act.forceful:
-                continue
-            if _same_object(site, act, rule, window, position, aligned=aligned):
-                if rule.keys[site.index] is not None:
-                    found[site.index] = position
-                if act.window_verbs:
-                    turned.add(site.index)
-                carried = carried or token in act.forceful
-                covered.add(position)
-                break
+            covered.update(said)
+            if rule.keys[site.index] is not None:
+                found[site.index] = position
+            if act.window_verbs and not act.media:
+                turned.add(site.index)
+            carried = carried or window.tokens[position] in act.forceful
+            break
     if not found and not turned:
         return NOTHING
     return Equivalents(found, frozenset(turned), carried)
+
+
+def _says_act(
+    site: ActSite,
+    act: Act,
+    rule: Analysis,
+    window: Analysis,
+    position: int,
+    *,
+    covered: set[int],
+    aligned: dict[int, int],
+) -> tuple[int, ...] | None:
+    """Return the window words that say the rule's act at `position`, or None."""
+    token = window.tokens[position]
+    if token not in (act.window_verbs or act.verbs) or position in covered:
+        return None
+    if window.mark_at[position] >= 0 and token not in act.forceful:
+        return None
+    if act.media:
+        medium = _medium(site, act, window, position, aligned=aligned)
+        return None if medium is None else (position, medium)
+    if _same_object(site, act, rule, window, position, aligned=aligned):
+        return (position,)
+    return None
 
 
 def _same_object(
@@ -354,6 +397,29 @@ def _same_object(
     if window.clauses[particle] != clause:
         return False
     return _object_after(site, rule, window, particle, aligned=aligned)
+
+
+_SUBJECT_REACH = 6  # "the AWS secret key (AWS_SECRET_ACCESS_KEY) must never appear"
+
+
+def _medium(
+    site: ActSite, act: Act, window: Analysis, position: int, *, aligned: dict[int, int]
+) -> int | None:
+    """Return where the medium noun stands when the window says the act from its object's side.
+
+    The rule's object must be aligned just before the verb (its subject) and the first
+    content word after the relation word must be a medium of the class ("in output").
+    """
+    particle = _particle(window.tokens, position, act.window_particles)
+    if particle is None or window.clauses[particle] != window.clauses[position]:
+        return None
+    low = max(0, position - _SUBJECT_REACH)
+    if not any(low <= p < position and index in site.objects for p, index in aligned.items()):
+        return None
+    for after in range(particle + 1, min(particle + 1 + _OBJECT_REACH, len(window.tokens))):
+        if window.keys[after] is not None:
+            return after if stem(window.tokens[after]) in act.media else None
+    return None
 
 
 def _direct_object_kept(

@@ -309,6 +309,13 @@ RULES: tuple[Rule, ...] = (
         "paraphrased/act_stay_confined_to",
     ),
     _r(
+        "act_appear",
+        set(),
+        acts.equivalent_acts,
+        "Equivalence: 'print/display/echo X' said from X's side, 'X appears in output (the console, the screen)'; appearing in a file or another medium is another act.",
+        "paraphrased/act_appear_in_output",
+    ),
+    _r(
         "act_refuse",
         set(),
         acts.equivalent_acts,

@@ -178,7 +178,8 @@ def _paraphrase(ctx: Context) -> Reading | None:
     # words: what follows them is read as appended to the copy.
     adjuncts = _adjuncts(ctx)
     starts = [*ctx.al.matches.values(), *(v.start for v in ctx.region_values), *adjuncts]
-    ends = [p + 1 for p in [*ctx.al.matches.values(), *adjuncts]]
+    # Covered words count too: a medium read with the act ("appear in output").
+    ends = [p + 1 for p in [*ctx.al.matches.values(), *adjuncts, *ctx.al.covered]]
     ends += [v.end for v in ctx.region_values]
     region = set(ctx.al.region)
     marks = [m for m in ctx.win.marks if ctx.win.clauses[m.start] in region]

@@ -161,6 +161,13 @@ RULES: tuple[Rule, ...] = (
         "unverifiable/probe_light_noun_team_swapped",
     ),
     _r(
+        "every_other",
+        set(),
+        rules._every_other,
+        "'every other', 'every second', 'every few' where the rule says 'every' thins its frequency: never certified.",
+        "unverifiable/probe_every_other_night_for_every_night",
+    ),
+    _r(
         "value_transition",
         set(),
         rules._value_transition,

@@ -233,6 +233,7 @@ def _clean(ctx: Context, span: tuple[int, int] | None) -> str | None:
         _past_framed,
         _value_relation,
         _value_transition,
+        _every_other,
     ):
         why = check(ctx, span) if is_on(check.__name__.lstrip("_")) else None
         if why is not None:
@@ -797,6 +798,22 @@ def _past_of_own_verb(ctx: Context, positions: Sequence[int]) -> bool:
         if position == 0 or win[position - 1] not in _PARTICIPLE_AUXILIARIES:
             return True
     return False
+
+
+def _every_other(ctx: Context, _span: tuple[int, int] | None) -> str | None:
+    """Name "every other" or "every second" where the rule says "every" alone.
+
+    "backed up every other night" is half of "every night": the word after "every" is
+    a function word, so the alignment never sees it thin the frequency.
+    """
+    rule = set(itertools.pairwise(ctx.part.analysis.tokens))
+    for pair in itertools.pairwise(ctx.win.tokens):
+        if pair[0] == "every" and pair[1] in _THINNING and pair not in rule:
+            return f"'every {pair[1]}' thins the rule's 'every'"
+    return None
+
+
+_THINNING = frozenset({"other", "second", "third", "few", "couple", "alternate", "several"})
 
 
 def _value_relation(ctx: Context, _span: tuple[int, int] | None) -> str | None:

@@ -1435,10 +1435,36 @@ def _attribution(part: Part, before: Sequence[str]) -> Departure | None:
             "the copy is quoted from a past source",
             text,
         )
+    if _past_of_rule_verb(part, lead):
+        return Departure(None, "suspending_attribution", "the copy is told in the past", text)
     conditional = lead and lead[0] in _HYPOTHETICAL and lead[0] not in part.analysis.tokens
     if conditional or "would" in lead:
         return Departure(None, "suspending_attribution", "the copy is framed as hypothetical", text)
     return None
+
+
+def _past_of_rule_verb(part: Part, lead: Sequence[str]) -> bool:
+    """Tell whether the words before a copy hold the past of the rule's opening verb.
+
+    "We ran at most 4 jobs at a time" for "Run at most 4 jobs at a time": the lead is
+    "we ran", the rule's imperative told as what was done. A light verb carries no key,
+    so the copy's alignment never sees it.
+    """
+    tokens = part.analysis.tokens
+    verb = next((t for t in tokens if t not in {"only", "always", "please"}), None)
+    if verb is None or part.analysis.keys[tokens.index(verb)] is not None:
+        return False  # a keyed verb is aligned, and past_framed reads its tense
+    return any(
+        t != verb
+        and t in _SIMPLE_PASTS
+        and stem(t) == stem(verb)
+        and (i == 0 or lead[i - 1] not in _AUXILIARIES)  # "must be kept": a participle
+        for i, t in enumerate(lead)
+    )
+
+
+# Past forms of the light verbs a rule may open with ("ran", "kept"; not "put", "set").
+_SIMPLE_PASTS = _words("ran did went took gave made kept held got sent")
 
 
 def residue_departure(  # noqa: PLR0911 (one return per kind of residue)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -112,10 +113,7 @@ def _value_class(token: str) -> str:
 
 def lookup_keys(tokens: Iterable[str]) -> frozenset[str]:
     """Return the index keys of `tokens`: content keys, identifier parts, bounds, numbers."""
-    keys: set[str] = set()
-    for token in tokens:
-        keys.update(_token_keys(token))
-    return frozenset(keys)
+    return frozenset(itertools.chain.from_iterable(map(_token_keys, tokens)))
 
 
 @functools.lru_cache(maxsize=131072)

@@ -98,6 +98,13 @@ RULES: tuple[Rule, ...] = (
         "mutated/issue_9_currency_dropped",
     ),
     _r(
+        "progress_reading",
+        set(),
+        rules._progress_reading,
+        "Equivalence: a clause of its own reading a level reached inside the rule's bound ('(currently at $412.50)', '12 used so far') is no value of the rule; past the bound, bare ('currently $600'), with 'now' or beside another value of the slot it still differs.",
+        "paraphrased/progress_reading_within_the_cap",
+    ),
+    _r(
         "unit_dropped",
         set(),
         rules._unit_dropped,

@@ -60,6 +60,7 @@ from compaction_guard.taxonomy import Kind, Site
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from compaction_guard.anchors import Value
     from compaction_guard.detectors.lexical.align import Alignment, Part
     from compaction_guard.detectors.lexical.text import Analysis
 
@@ -257,7 +258,52 @@ def _force_differs(ctx: Context, _span: tuple[int, int] | None) -> str | None:
 
 
 def _values_differ(ctx: Context, _span: tuple[int, int] | None) -> str | None:
-    return "values differ" if missing_values(ctx) or extra_values(ctx) else None
+    extra = [v for v in extra_values(ctx) if not _progress_reading(ctx, v)]
+    return "values differ" if missing_values(ctx) or extra else None
+
+
+def _progress_reading(ctx: Context, value: Value) -> bool:
+    """Tell whether an extra value reports a level reached inside the rule's bound.
+
+    "Under $900 for this sprint (currently at $412.50)": in a clause of its own with no rule
+    word and no force word, "currently at" or "so far" reads where the bounded quantity
+    stands. The value must lie inside the bound (a reading past it is a violation or a
+    raised cap), and a bare "(currently $600)" or "now" may state a new cap, so neither counts.
+    """
+    if not is_on("progress_reading") or not _reads_a_level(ctx, value):
+        return False
+    part = ctx.part
+    bounds = [
+        v for v in part.analysis.values if (v.dimension, v.unit) == (value.dimension, value.unit)
+    ]
+    if len(bounds) != 1 or value.per != bounds[0].per:
+        return False
+    if any(
+        v is not value and v.dimension == value.dimension and not values_equal(v, bounds[0])
+        for v in ctx.win.values
+    ):
+        return False  # "(currently at $412, lowered to $600)": another reading of the slot
+    upper, lower = part.classes[_M.MAX], part.classes[_M.MIN]
+    inside = (upper and not lower and value.amount < bounds[0].amount) or (
+        lower and not upper and value.amount > bounds[0].amount
+    )
+    return bool(inside)
+
+
+def _reads_a_level(ctx: Context, value: Value) -> bool:
+    """Tell whether the value's clause is a bare progress reading ("currently at $412")."""
+    win = ctx.win
+    clause = win.clauses[value.start]
+    members = [i for i, c in enumerate(win.clauses) if c == clause]
+    words = [win.tokens[i] for i in members]
+    if not set(itertools.pairwise(words)) & _PROGRESS or "now" in words:
+        return False
+    matched = set(ctx.al.matches.values())
+    return not any(win.mark_at[i] >= 0 or i in matched for i in members)
+
+
+# Pairs that read a level reached: "currently at $412", "used so far", "spent to date".
+_PROGRESS = frozenset({("currently", "at"), ("so", "far"), ("to", "date")})
 
 
 def _unit_dropped(ctx: Context, _span: tuple[int, int] | None) -> str | None:

@@ -224,6 +224,13 @@ RULES: tuple[Rule, ...] = (
         "paraphrased/compound_of_rule_words_restates_them",
     ),
     _r(
+        "container_extent",
+        set(),
+        rules._container_extent,
+        "Equivalence: an extent noun after a container noun after the rule's path ('the /var/lib/reports/ directory tree') is the path with all under it; 'archive tree' is a part of it.",
+        "paraphrased/container_extent_directory_tree_after_a_path",
+    ),
+    _r(
         "qualifier_follows",
         set(),
         rules._qualifier_follows,

@@ -574,6 +574,8 @@ def _unshared_words(ctx: Context, span: tuple[int, int] | None) -> list[int]:
             continue
         if key is None or key in ctx.part.family or _rule_word_compound(ctx, index):
             continue
+        if _container_extent(ctx, index):
+            continue
         # A generic noun says no more than the name it stands by ("orders_prod database"),
         # but fastened before a rule noun it picks a kind of it ("database backups"), and
         # after one it is the new head ("the backups database" is one database).
@@ -667,6 +669,29 @@ def _heads_a_rule_noun(ctx: Context, index: int) -> bool:
 # Generic nouns that name an act: a restatement that adds one speaks of that act ("PII
 # access is limited to eu-west-1" says where PII is read from, not where it is kept).
 _ACT_NOUNS = frozenset(concept(stem(word)) for word in ("access", "process", "processing"))
+def _container_extent(ctx: Context, index: int) -> bool:
+    """Tell whether an extent noun follows a container noun after the rule's name.
+
+    "Inside the /var/lib/reports/ directory tree" is the path with everything under it,
+    which "under /var/lib/reports/" already says. After any other word ("archive tree") the
+    noun names a part of the path.
+    """
+    if not is_on("container_extent") or index < 2:  # noqa: PLR2004
+        return False
+    win = ctx.win
+    name = index - 2
+    return (
+        stem(win.tokens[index]) in _EXTENTS
+        and win.keys[index - 1] in _CONTAINERS
+        and is_name(win.tokens[name])
+        and name in ctx.al.matches.values()
+        and len({win.clauses[i] for i in (name, index - 1, index)}) == 1
+    )
+
+
+_EXTENTS = frozenset(stem(word) for word in ("tree", "subtree", "hierarchy"))
+
+
 # Words for the whole of a thing ("total spend"): before a rule noun they narrow nothing.
 _WHOLE = frozenset(concept(stem(word)) for word in ("total", "overall", "entire", "whole"))
 

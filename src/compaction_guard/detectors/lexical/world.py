@@ -426,9 +426,43 @@ def _subjects(part: Part, statement: Statement) -> tuple[list[int], list[int]]:
                 pointing and tokens[position] in _POINTERS and _stands_alone(tokens, position)
             ):
                 refs.append(position)
+    refs += _value_named(part, statement)
     if heads.isdisjoint(statement.stem_set):
         return refs, []
     return refs, [position for position, word in enumerate(stems) if word in heads]
+
+
+def _value_named(part: Part, statement: Statement) -> list[int]:
+    """Return where the rule is named by its own value and a noun ("the 2 MB figure").
+
+    "The 01:00-03:00 window no longer applies", "The $800 number is on hold": the value
+    is the rule's, and the noun right after it names what holds the value.
+    """
+    if not statement.values or _VALUE_NAMES.isdisjoint(statement.stem_set):
+        return []
+    tokens = statement.tokens
+    return [
+        v.end
+        for v in statement.values
+        if v.end < len(tokens) and stem(tokens[v.end]) in _VALUE_NAMES and _rule_amount(part, v)
+    ]
+
+
+def _rule_amount(part: Part, value: Value) -> bool:
+    """Tell whether a value is the rule's, by amount and unit ("$800" for "$800 a day")."""
+    return own_value(part, value) or any(
+        v.kind == value.kind and v.unit == value.unit and v.raw == value.raw
+        for v in part.analysis.values
+    )
+
+
+_VALUE_NAMES = frozenset(
+    stem(w)
+    for w in (
+        *("figure", "number", "window", "threshold", "ceiling", "target", "range", "slot"),
+        *("rule", "limit", "cap", "budget", "quota", "maximum", "minimum", "mark"),
+    )
+)
 
 
 def _bound_named(part: Part, statement: Statement) -> bool:
@@ -764,15 +798,26 @@ def _permit_kind(r: _Read) -> Kind:
 
 def _value_permitted(r: _Read, permits: Sequence[int]) -> Departure | None:
     """Find "Under 40 MB is acceptable" right after "Keep request bodies under 2 MB"."""
-    if not (r.st.attached or r.st.implicit) or _reported(r.st.tokens):
+    if _reported(r.st.tokens):
         return None
     accepting = [p for p in permits if r.st.tokens[p] in _ACCEPTING]
-    other = [v.start for v in r.st.values if _new_value(r.part, v)]
+    if r.st.attached or r.st.implicit:
+        other = [v.start for v in r.st.values if _new_value(r.part, v)]
+        if any(_near(r.st, other, p) for p in accepting):
+            why = "another value of the rule is permitted"
+            return _hit("later_permission", _permit_kind(r), why, r.st)
+        return None
+    # Away from the copy, "400 words is OK" may be about another thing measured in words:
+    # never a certification, never a named kind.
+    other = [v.start for v in r.st.values if _new_value(r.part, v) and _measured(v)]
     if any(_near(r.st, other, p) for p in accepting):
-        return _hit(
-            "later_permission", _permit_kind(r), "another value of the rule is permitted", r.st
-        )
+        return _hit("later_permission", None, "another value of the rule's unit is permitted", r.st)
     return None
+
+
+def _measured(value: Value) -> bool:
+    """Tell whether a value carries its own unit or currency ("400 words", "$1,500")."""
+    return bool(value.unit) or value.kind not in {"number", "count"}
 
 
 _ACCEPTING = _words("fine ok okay acceptable allowed permitted tolerated")
@@ -1148,6 +1193,28 @@ def _change(r: _Read) -> Departure | None:
             return _hit("later_change", Kind.MUTATED, f"{token!r} changes the rule's value", r.st)
         if _near(r.st, r.refs, position):
             return _hit("later_change", None, f"{token!r} changes the rule", r.st)
+    return _target_changed(r)
+
+
+def _target_changed(r: _Read) -> Departure | None:
+    """Find "The window moved to 04:00-06:00": a target noun changed to a new value.
+
+    The noun may name another window or range than the rule's, so the tier cannot name
+    the change; a new value of the rule's dimension keeps it from certifying.
+    """
+    tokens = r.st.tokens
+    targets = [i for i, t in enumerate(tokens) if t in _TARGETS]
+    new = [
+        v
+        for v in r.st.values
+        if _new_value(r.part, v) or any(_new_value(r.part, end) for end in v.ends)
+    ]
+    if not targets or not new:
+        return None
+    for position, token in enumerate(tokens):
+        changed = token in _CHANGE and not _negated_at(tokens, position)
+        if changed and _near(r.st, targets, position):
+            return _hit("later_change", None, f"{token!r} may change the rule's value", r.st)
     return None
 
 
@@ -1574,7 +1641,9 @@ def _slot_keys(part: Part) -> frozenset[str]:
     nouns = slot_nouns(part)
     words = [w for w in (*TIME_SLOT_WORDS, *BOUND_SLOT_WORDS) if stem(w) in nouns]
     nouns_keys = frozenset(k for k in lookup_keys(words) if not k.startswith("~"))
-    return nouns_keys | exact | _range_keys(part)
+    # Money and shares are rare enough to read every one: "$1,500 a day is fine".
+    classes = frozenset(k for k in part.lookup if k in {NUMBER + "$", NUMBER + "%"})
+    return nouns_keys | exact | classes | _range_keys(part)
 
 
 def _range_keys(part: Part) -> frozenset[str]:

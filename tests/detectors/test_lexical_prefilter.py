@@ -1,7 +1,8 @@
 """The closed world's prefilter is exact: it skips only statements no reader can depart on.
 
 Each departure reader of `world.py` declares a trigger in `world.TRIGGERS`, a test of the
-statement alone. These tests read statements with the prefilter and without it
+statement alone; before them, `_may_depart` skips a sentence with no word any departure
+needs. These tests read statements with both prefilters and without them
 (`world.unfiltered()`) and require the same answer: on every verdict fixture, on every
 sentence of every fixture against its own constraint, and on random statements made of
 the words the readers look for.

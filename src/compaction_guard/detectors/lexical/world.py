@@ -1381,7 +1381,10 @@ def triggered(statement: Statement) -> tuple[Reader, ...]:
 
 @contextlib.contextmanager
 def unfiltered() -> Iterator[None]:
-    """Read every statement with every reader inside the block (the prefilter's reference)."""
+    """Read every statement with every reader inside the block (the prefilter's reference).
+
+    Both prefilters are off: `_may_depart` and the readers' triggers.
+    """
     _PREFILTER.append(False)
     try:
         yield
@@ -1788,23 +1791,26 @@ def _readers_memo(index: ViewIndex) -> dict[int, tuple[Reader, ...]]:
 def _readers_of(index: ViewIndex, sid: int) -> tuple[Reader, ...]:
     """Return the readers one sentence may trigger.
 
-    None when it holds no word a departure needs (`_may_depart`).
+    None when it holds no word a departure needs (`_may_depart`, a first cheap test that
+    `unfiltered()` switches off with the triggers).
     """
     analysis = index.sentences[sid].analysed()
+    if not _PREFILTER[-1]:  # unfiltered: every sentence, every reader
+        index.memo["statement", sid, False, False] = statement_of(analysis, attached=False)
+        return _READERS
     entry = _SENTENCE_READERS.get(id(analysis))
     if entry is None or entry[0] is not analysis or entry[3] is not _READERS:
         statement = statement_of(analysis, attached=False) if _may_depart(analysis) else None
         found = () if statement is None else triggered(statement)
         entry = (analysis, statement, found, _READERS)
-        if _PREFILTER[-1]:
-            if len(_SENTENCE_READERS) >= _SENTENCE_READERS_LIMIT:
-                _SENTENCE_READERS.clear()
-            _SENTENCE_READERS[id(analysis)] = entry
+        if len(_SENTENCE_READERS) >= _SENTENCE_READERS_LIMIT:
+            _SENTENCE_READERS.clear()
+        _SENTENCE_READERS[id(analysis)] = entry
     _, statement, found, _ = entry
     if statement is None:
         return ()
     index.memo["statement", sid, False, False] = statement
-    return found if _PREFILTER[-1] else triggered(statement)
+    return found
 
 
 # A sentence's statement and the readers it triggers follow from its analysis alone, and

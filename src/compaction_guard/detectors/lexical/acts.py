@@ -43,6 +43,7 @@ __all__ = [
     "APPEAR",
     "BY_NAME",
     "NOTHING",
+    "RECEIVE",
     "STAY",
     "Act",
     "ActSite",
@@ -70,7 +71,9 @@ class Act:
 
     A class with `media` names the act by what it makes of its object: the rule's object
     is the window verb's subject, and a medium noun follows the relation word ("never
-    print X" is "X must never appear in output").
+    print X" is "X must never appear in output"). A `recipient` class says the act from
+    the side of whom it is given to: the window verb's subject and its object are both
+    the rule's ("assign two shifts per engineer" is "each engineer gets two shifts").
     """
 
     name: str
@@ -83,6 +86,7 @@ class Act:
     window_particles: frozenset[str] = frozenset()
     forceful: frozenset[str] = frozenset()
     media: frozenset[str] = frozenset()
+    recipient: bool = False
 
 
 def _forms(text: str) -> frozenset[str]:
@@ -208,7 +212,18 @@ APPEAR = Act(
         stem(word) for word in _forms("output outputs stdout stderr console terminal screen")
     ),
 )
-ACTS += (STAY, APPEAR)
+# Handing something out, said from the receiver's side: "do not schedule more than 2
+# shifts per engineer" is "each engineer gets at most two shifts". Taking, requesting
+# or working something are the receiver's own acts and are not here.
+RECEIVE = Act(
+    "act_receive",
+    _forms("schedule assign allocate allot give"),
+    frozenset(),
+    direct=True,
+    window_verbs=_forms("get gets receive receives"),
+    recipient=True,
+)
+ACTS += (STAY, APPEAR, RECEIVE)
 # Adverbs that may stand between a verb and its relation word ("may only live in").
 _BETWEEN = frozenset({"only", "exclusively", "solely", "always", "strictly", "just", "entirely"})
 _OBJECT_REACH = 4  # "through their account manager": the object's first content word
@@ -340,7 +355,7 @@ def equivalent_acts(
             covered.update(said)
             if rule.keys[site.index] is not None:
                 found[site.index] = position
-            if act.window_verbs and not act.media:
+            if act.window_verbs and not (act.media or act.recipient):
                 turned.add(site.index)
             carried = carried or window.tokens[position] in act.forceful
             break
@@ -368,6 +383,11 @@ def _says_act(
     if act.media:
         medium = _medium(site, act, window, position, aligned=aligned)
         return None if medium is None else (position, medium)
+    if act.recipient:
+        given = _receiver_before(site, window, position, aligned=aligned) and _object_follows(
+            site, window, position, aligned=aligned
+        )
+        return (position,) if given else None
     if _same_object(site, act, rule, window, position, aligned=aligned):
         return (position,)
     return None
@@ -420,6 +440,38 @@ def _medium(
         if window.keys[after] is not None:
             return after if stem(window.tokens[after]) in act.media else None
     return None
+
+
+def _receiver_before(
+    site: ActSite, window: Analysis, position: int, *, aligned: dict[int, int]
+) -> bool:
+    """Tell whether a rule word of the object stands just before the verb, in its clause."""
+    low = max(0, position - _SUBJECT_REACH)
+    clause = window.clauses[position]
+    return any(
+        low <= p < position and window.clauses[p] == clause and index in site.objects
+        for p, index in aligned.items()
+    )
+
+
+def _object_follows(
+    site: ActSite, window: Analysis, position: int, *, aligned: dict[int, int]
+) -> bool:
+    """Tell whether the first content word after the verb is a rule word of the object.
+
+    A bound and its value come first ("gets at most two on-call shifts").
+    """
+    clause = window.clauses[position]
+    for after in range(position + 1, min(position + 1 + _OBJECT_REACH, len(window.tokens))):
+        if window.clauses[after] != clause:
+            return False
+        if window.mark_at[after] >= 0:
+            continue
+        if after in aligned:
+            return aligned[after] in site.objects
+        if window.keys[after] is not None:
+            return False
+    return False
 
 
 def _direct_object_kept(

@@ -92,8 +92,17 @@ def is_adjunct(ctx: Context, index: int) -> bool:
 
 
 def _all_matched(ctx: Context) -> bool:
-    """Every content word of the rule has its place, generic nouns included."""
-    return all(i in ctx.al.matches for i in ctx.part.content)
+    """Every content word of the rule has its place, generic nouns included.
+
+    A bound said twice in the rule ("do not ... more than 2" reads a bound at "do not"
+    and at "more than") has its place when the window says it once.
+    """
+    keys = ctx.part.analysis.keys
+    said = {keys[i] for i in ctx.al.matches}
+    return all(
+        i in ctx.al.matches or (((key := keys[i]) or "").startswith("~") and key in said)
+        for i in ctx.part.content
+    )
 
 
 def _fastened(ctx: Context, index: int) -> bool:

@@ -337,6 +337,13 @@ RULES: tuple[Rule, ...] = (
         "paraphrased/act_appear_in_output",
     ),
     _r(
+        "act_receive",
+        set(),
+        acts.equivalent_acts,
+        "Equivalence: 'assign/schedule/give X to Y' said from the receiver's side, 'Y gets/receives X', with Y before the verb and X right after it; taking, requesting or closing X are Y's own acts.",
+        "paraphrased/act_receive_gets",
+    ),
+    _r(
         "act_refuse",
         set(),
         acts.equivalent_acts,

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 
 from compaction_guard.anchors import values_equal
 from compaction_guard.detectors.lexical.lexicon import STOPWORDS, concept
+from compaction_guard.detectors.lexical.modality import Modality
 from compaction_guard.detectors.lexical.switches import is_on
 from compaction_guard.detectors.lexical.text import ID
 from compaction_guard.normalize import stem
@@ -47,7 +48,14 @@ if TYPE_CHECKING:
     from compaction_guard.detectors.lexical.context import Context
     from compaction_guard.detectors.lexical.text import Analysis
 
-__all__ = ["aspect_label", "emphatic_idiom", "is_adjunct", "name_gloss", "time_relation"]
+__all__ = [
+    "aspect_label",
+    "count_consequence",
+    "emphatic_idiom",
+    "is_adjunct",
+    "name_gloss",
+    "time_relation",
+]
 
 # Nouns that name a kind of quantity: a span of time, a recurrence, a threshold.
 _MEASURE_NOUNS = frozenset(
@@ -81,6 +89,8 @@ def is_adjunct(ctx: Context, index: int) -> bool:
         return True  # "every single tenant": the idiom sits before the noun it quantifies
     if is_on("name_gloss") and name_gloss(ctx, index):
         return True  # "the Frankfurt region (eu-central-1)": the name fixes the words
+    if is_on("count_consequence") and count_consequence(ctx, index):
+        return True  # "no more than three retries before being parked in the DLQ"
     if _fastened(ctx, index):
         return False
     return (
@@ -231,6 +241,36 @@ def name_gloss(ctx: Context, index: int) -> bool:
     if not (win.keys[end] or "").startswith(ID):
         return False
     return re.search(rf"\(\s*{re.escape(name)}\s*\)", win.text, flags=re.IGNORECASE) is not None
+
+
+def count_consequence(ctx: Context, index: int) -> bool:
+    """Tell whether the word is in a "before being ..." step after a used-up count bound.
+
+    "Failed uploads get no more than four retries before being moved to the error bucket":
+    after an upper bound on a counted attempt, "before being <done>" says what happens once
+    the attempts are used up. On a prohibition or a cap of money or time the same words
+    set a condition ("never merged before being approved"), so only a count qualifies.
+    """
+    win, part = ctx.win, ctx.part
+    if not part.classes[Modality.MAX] or part.classes[Modality.MIN]:
+        return False
+    counts = [
+        found
+        for found in ctx.region_values
+        if found.dimension == "count"
+        and any(values_equal(wanted, found) for wanted in part.analysis.values)
+    ]
+    clause = win.clauses[index]
+    return any(
+        tuple(win.tokens[at : at + 2]) == ("before", "being")
+        and found.end <= at < index
+        and all(win.clauses[i] == clause for i in range(found.end, index + 1))
+        for found in counts
+        for at in range(found.end, min(index, found.end + _CONSEQUENCE_REACH))
+    )
+
+
+_CONSEQUENCE_REACH = 3
 
 
 # Words that set a value's relation in time: "after 30 days" is not "during 30 days",

@@ -231,6 +231,13 @@ RULES: tuple[Rule, ...] = (
         "paraphrased/container_extent_directory_tree_after_a_path",
     ),
     _r(
+        "count_consequence",
+        set(),
+        adjunct.count_consequence,
+        "Equivalence: 'before being <done>' right after an upper bound on a count ('no more than four retries before being moved to ...') says what follows the used-up attempts; after a prohibition or a money cap it is a condition.",
+        "paraphrased/next_step_after_the_bound_is_no_scope",
+    ),
+    _r(
         "qualifier_follows",
         set(),
         rules._qualifier_follows,

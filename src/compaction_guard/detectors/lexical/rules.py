@@ -609,15 +609,21 @@ def _light_modifier(ctx: Context, index: int) -> bool:
 def _rule_word_compound(ctx: Context, index: int) -> bool:
     """Tell whether a hyphenated word is made only of the rule's own words ("smoke-tested").
 
-    "Production is never smoke-tested" for "never run smoke tests against production": each
-    piece keys as a word of the rule, so the compound says the rule's words again. A piece
-    the rule lacks ("stress-tested"), or one without a key, leaves the word extra.
+    "Production is never smoke-tested" for "never run smoke tests against production": the
+    pieces key as a phrase of the rule, in its order, so the compound says the rule's words
+    again. A piece the rule lacks ("stress-tested"), one without a key, or words the rule
+    keeps apart ("night-orders", "rest-customer") leave the word extra.
     """
     if not is_on("rule_word_compound"):
         return False
     found = pieces(ctx.win.tokens[index])[1:]
-    keys = [token_key(piece) for piece in found]
-    return len(found) > 1 and all(k is not None and k in ctx.part.family for k in keys)
+    keys = tuple(token_key(piece) for piece in found)
+    if len(found) < 2 or None in keys:  # noqa: PLR2004
+        return False
+    # The pieces must be a phrase of the rule, in its order: "night-orders" joins words
+    # the rule keeps apart ("the orders database every night") into another name.
+    own = ctx.part.analysis.keys
+    return any(own[at : at + len(keys)] == keys for at in range(len(own) - len(keys) + 1))
 
 
 def _distributed_to(ctx: Context, index: int) -> bool:

@@ -40,7 +40,7 @@ from compaction_guard.detectors.lexical.slot import (
 )
 from compaction_guard.detectors.lexical.switches import is_on
 from compaction_guard.detectors.lexical.text import join
-from compaction_guard.normalize import stem
+from compaction_guard.normalize import stem, tokenize
 from compaction_guard.taxonomy import Kind
 
 if TYPE_CHECKING:
@@ -520,8 +520,8 @@ def _names_this_rule(previous: str, words: frozenset[str], *, own: bool, part: P
     """
     if previous in _POINTERS:
         return True
-    if previous in _DETERMINERS or not previous:
-        return own
+    if previous in _DETERMINERS or not previous or any(ch.isdigit() for ch in previous):
+        return own  # "(currently at $412.50, cap to be raised)": the comma is gone
     if stem(previous) in _ASPECTS and slot_nouns(part) >= _BOUND_SLOTS:
         return True
     return any(stem(piece) in words for piece in previous.split("-"))
@@ -1245,17 +1245,20 @@ def _same_unit(left: Value, right: Value) -> bool:
     return True
 
 
-def _value(r: _Read) -> Departure | None:
+def _value(r: _Read) -> Departure | None:  # noqa: PLR0911 (one return per binding)
     """Find a value of the rule's dimension bound to its subject ("the cap is $2,000")."""
     tokens = r.st.tokens
     new = [v for v in r.st.values if _new_value(r.part, v) or _bare_new(r.part, v)]
     if not new:
         return None
+    # A bare pronoun with a value is a measurement ("it is 190 ms"); a rule noun is the rule.
+    nouns = {i for i in r.refs if tokens[i] not in _POINTERS}
+    named = next((v for v in new if v.end in nouns), None)
+    if named is not None:  # "of a $1,200 budget": a new value naming the rule's noun
+        return _hit("later_value", Kind.MUTATED, f"{named.surface} names the rule", r.st)
     if _reported(tokens):
         return None
     slots = _slots(r.part)
-    # A bare pronoun with a value is a measurement ("it is 190 ms"); a rule noun is the rule.
-    nouns = {i for i in r.refs if tokens[i] not in _POINTERS}
     targets = {i for i, token in enumerate(tokens) if token in _TARGETS}
     # "GitHub rate: ... The rate is now 80": an aspect noun may name the rule, or a reading.
     aspects = {i for i, t in enumerate(tokens) if r.st.attached and stem(t) in _ASPECTS}
@@ -1361,11 +1364,18 @@ TRIGGERS: dict[Reader, Trigger] = {
     _exception: _exception_trigger,
     _scope: lambda st: _has_phrase(st.tokens, _SCOPE_PHRASES) is not None,
     _change: lambda st: not _CHANGE.isdisjoint(st.words),
-    _value: lambda st: bool(st.values) and not _reported(st.tokens),
+    _value: lambda st: bool(st.values) and (not _reported(st.tokens) or _value_before_noun(st)),
     _slot_permission: lambda st: not (_SLOT_PERMITS | _EXEMPT).isdisjoint(st.words),
     _other_choice: lambda st: any(_names_a_choice(t) for t in st.tokens),
 }
 _PREFILTER = [True]
+
+
+def _value_before_noun(st: Statement) -> bool:
+    """Tell whether a value stands right before a rule noun ("a $1,200 budget")."""
+    tokens = st.tokens
+    names = RULE_NOUNS | _VALUE_NAMES
+    return any(v.end < len(tokens) and stem(tokens[v.end]) in names for v in st.values)
 
 
 def triggered(statement: Statement) -> tuple[Reader, ...]:
@@ -1422,6 +1432,9 @@ def _bare_standing(part: Part, text: str) -> Departure | None:
     "Draft: <rule>", "<rule> (rejected)", "GitHub rate (tentative): <rule>" say the copy
     is not the rule in force, as a heading would.
     """
+    qualifier = _label_qualifier(part, text)
+    if qualifier is not None:
+        return qualifier
     for words in bare_words(text):
         expanded, _ = _expand(words)
         if not _NEGATORS.isdisjoint(expanded):
@@ -1449,6 +1462,32 @@ _UNSETTLED = _words(
     example soft old legacy former previous historical archived hypothetical unapproved
     """,
 )
+
+
+def _label_qualifier(part: Part, text: str) -> Departure | None:
+    """Read a bracketed word in a leading label: "API responses (cached): <rule>".
+
+    A content word the rule lacks in brackets inside the label may narrow the copy under
+    it to some cases, as "Cached API responses:" would.
+    """
+    head = text.split(":", 1)[0] if ":" in text[:_LABEL_CHARS] else ""
+    if "(" not in head:
+        return None
+    inside = tokenize(head[head.index("(") + 1 :].split(")", 1)[0])
+    if not inside or inside[0] in _ATTRIBUTING:
+        return None  # "(from the support lead)" says who set the rule
+    own = set(part.analysis.tokens)
+    words = [w for w in inside if w.isalpha() and w not in STOPWORDS]
+    if any(w not in own and w not in _LABEL_NEUTRAL for w in words):
+        why = "a bracketed word in the label may narrow the copy"
+        return Departure(None, "suspending_heading", why, head)
+    return None
+
+
+_LABEL_CHARS = 80
+_ATTRIBUTING = _words("from per by via according as see set agreed")
+# Bracketed label words that say nothing about scope: "(reminder)", "(hard)", "(firm)".
+_LABEL_NEUTRAL = _words("reminder note important hard firm strict required")
 
 
 def _standing(part: Part, words: Sequence[str], text: str) -> Departure | None:
@@ -1561,6 +1600,13 @@ def residue_departure(  # noqa: PLR0911 (one return per kind of residue)
     later = next((t for t in tokens[1:] if t in _APPEND and t != "and"), None)
     if first == "and" and later is not None:
         return Departure(Kind.WEAKENED, "appended_alternative", f"{later!r} widens the copy", text)
+    own = set(part.analysis.tokens)
+    for at in range(1, min(len(tokens) - 1, _LEAD_WORDS + 1)):
+        # "the /srv/app/data/ directory tree, and /tmp": an extent noun, then another name
+        joined = tokens[at] in {"and", "or"} and _is_name_like(tokens[at + 1])
+        if joined and tokens[at + 1] not in own:
+            why = f"{tokens[at]!r} adds another name to the copy"
+            return Departure(Kind.WEAKENED, "appended_alternative", why, text)
     if any(t in _PAST_SOURCE for t in tokens) and any(
         t in {"says", "said", "per", "according"} for t in tokens
     ):
@@ -1607,6 +1653,7 @@ def _appended_scope(part: Part, tokens: Sequence[str]) -> bool:
     return any(t not in own for t in content)
 
 
+_LEAD_WORDS = 3  # words after a copy before an alternative still joins it
 _REMARK_SCOPERS = _words("per for in on during when if while within unless only")
 _WHOLE = frozenset({("in", "total"), ("in", "all"), ("in", "full")})  # the whole, no scope
 

@@ -1023,6 +1023,10 @@ def _comparative_permission(r: _Read) -> Departure | None:
         _SMALLER if classes[Modality.MIN] else frozenset()
     )
     tokens, clauses = r.st.tokens, r.st.clauses
+    if classes[Modality.MAX] and r.st.attached:
+        more = _permitted_more(r)
+        if more is not None:
+            return more
     for mention in r.mentions:
         if not mention or tokens[mention - 1] not in forbidden:
             continue
@@ -1033,6 +1037,21 @@ def _comparative_permission(r: _Read) -> Departure | None:
             kind = Kind.WEAKENED if _scoped(tokens, r.own) else Kind.CONTRADICTED
             why = "the rule's subject past its bound is permitted"
             return _hit("slot_permission", kind, why, r.st)
+    return None
+
+
+def _permitted_more(r: _Read) -> Departure | None:
+    """Find "Leads can take more" right after an upper bound: more than the cap, permitted.
+
+    The subject may be a kind of the rule's (leads are engineers) or another; the tier
+    cannot tell, so it never certifies.
+    """
+    tokens = r.st.tokens
+    if restating(tokens, range(len(tokens))):
+        return None
+    for i in _permits(tokens):
+        if tokens[i] in {"can", "may"} and "more" in tokens[i + 1 : i + 4]:
+            return _hit("slot_permission", None, "more than the bound is permitted", r.st)
     return None
 
 

@@ -147,6 +147,15 @@ def test_loads_refuses_float_overflow() -> None:
         loads("[1e400]")
 
 
+@pytest.mark.parametrize("text", ['{"a":1e400x}', "[1e400 2]", '{"a":1,"a":2'])
+def test_loads_reports_a_refusal_before_a_later_syntax_error_as_not_json(text: str) -> None:
+    # A receipt row whose hex log_id lost its opening quote reads as '79e348af...':
+    # the strict pass refuses the overflowing number before it meets the syntax
+    # error, and the text must still be reported as a CanonicalJSONError.
+    with pytest.raises(CanonicalJSONError, match="not JSON"):
+        loads(text)
+
+
 def test_loads_refuses_invalid_utf8_with_the_offset() -> None:
     with pytest.raises(CanonicalJSONError, match="invalid UTF-8 at byte 2"):
         loads(b'["\xff"]')

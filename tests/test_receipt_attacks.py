@@ -401,3 +401,15 @@ def test_byte_flip_sweep_every_mutant_is_detected(tmp_path: Path) -> None:
             if verify_chain(path).ok:
                 missed.append((kind, position))
     assert missed == []
+
+
+def test_a_row_whose_log_id_lost_its_quote_is_reported_not_raised(tmp_path: Path) -> None:
+    """A hex log_id such as 79e348af, unquoted, starts with an overflowing number."""
+    data = _sweep_log(tmp_path)
+    first, rest = data.split(b"\n", 1)
+    row = json.loads(first)
+    row["log_id"] = "79e348af408d9155911f4713b68df9ab"
+    forged = _jcs.dumps(row).replace(b'"log_id":"', b'"log_id":', 1)
+    path = tmp_path / "unquoted.jsonl"
+    path.write_bytes(forged + b"\n" + rest)
+    assert not verify_chain(path).ok

@@ -275,9 +275,15 @@ def _lenient_int(text: str) -> int | _BigInt:
 
 
 def _locate_in_text(text: str) -> CanonicalJSONError:
-    parsed = json.loads(
-        text, object_pairs_hook=_Pairs, parse_constant=_Constant, parse_int=_lenient_int
-    )
+    # The strict pass stops at the first refused value, which may come before a
+    # syntax error further on ('"log_id":79e348af...' once its quote is lost):
+    # the lenient pass then meets that error, and the text is simply not JSON.
+    try:
+        parsed = json.loads(
+            text, object_pairs_hook=_Pairs, parse_constant=_Constant, parse_int=_lenient_int
+        )
+    except json.JSONDecodeError as exc:
+        return CanonicalJSONError("$", f"not JSON: {exc.msg} at character {exc.pos}")
     return _locate(parsed)
 
 

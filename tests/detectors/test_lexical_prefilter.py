@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -136,3 +137,19 @@ def test_a_reader_without_a_trigger_reads_every_statement(monkeypatch: pytest.Mo
     monkeypatch.setattr(world, "_READERS", (*world._READERS, always))
     statement = world.statement_of(analyse("nothing to see here"), attached=False)
     assert world.triggered(statement) == (always,)
+
+
+def test_unfiltered_really_switches_the_prefilter_off() -> None:
+    """Without this, every with/without comparison above could compare a reading with itself."""
+    statement = world.statement_of(analyse("nothing to see here"), attached=False)
+    assert world.triggered(statement) == ()
+    with world.unfiltered():
+        assert world.triggered(statement) == world._READERS
+    assert world.triggered(statement) == ()
+
+
+def test_unfiltered_in_one_thread_leaves_another_threads_prefilter_on() -> None:
+    statement = world.statement_of(analyse("nothing to see here"), attached=False)
+    with world.unfiltered(), ThreadPoolExecutor(max_workers=1) as pool:
+        beside = pool.submit(world.triggered, statement).result()
+    assert beside == ()

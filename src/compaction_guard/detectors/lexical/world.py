@@ -12,6 +12,7 @@ import contextlib
 import itertools
 import re
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -1387,7 +1388,9 @@ TRIGGERS: dict[Reader, Trigger] = {
     _slot_permission: lambda st: not (_SLOT_PERMITS | _EXEMPT).isdisjoint(st.words),
     _other_choice: lambda st: any(_names_a_choice(t) for t in st.tokens),
 }
-_PREFILTER = [True]
+# On unless `unfiltered()` turns it off; a context variable, so a reference reading in one
+# thread or task never switches off the prefilter of a `check()` running beside it.
+_PREFILTER: ContextVar[bool] = ContextVar("lexical_prefilter", default=True)
 
 
 def _value_before_noun(st: Statement) -> bool:
@@ -1399,7 +1402,7 @@ def _value_before_noun(st: Statement) -> bool:
 
 def triggered(statement: Statement) -> tuple[Reader, ...]:
     """Return the readers that may find a departure in `statement`, in reading order."""
-    if not _PREFILTER[-1]:
+    if not _PREFILTER.get():
         return _READERS
     return tuple(
         reader
@@ -1414,11 +1417,11 @@ def unfiltered() -> Iterator[None]:
 
     Both prefilters are off: `_may_depart` and the readers' triggers.
     """
-    _PREFILTER.append(False)
+    token = _PREFILTER.set(False)
     try:
         yield
     finally:
-        _PREFILTER.pop()
+        _PREFILTER.reset(token)
 
 
 def _names_the_rule(words: Sequence[str], part: Part) -> bool:
@@ -1861,7 +1864,7 @@ def _readers_of(index: ViewIndex, sid: int) -> tuple[Reader, ...]:
     `unfiltered()` switches off with the triggers).
     """
     analysis = index.sentences[sid].analysed()
-    if not _PREFILTER[-1]:  # unfiltered: every sentence, every reader
+    if not _PREFILTER.get():  # unfiltered: every sentence, every reader
         index.memo["statement", sid, False, False] = statement_of(analysis, attached=False)
         return _READERS
     entry = _SENTENCE_READERS.get(id(analysis))
@@ -1892,7 +1895,7 @@ _SENTENCE_READERS_LIMIT = 16384
 def _may_depart(analysis: Analysis) -> bool:
     """Tell whether a sentence holds any word a departure needs (a cheap test first)."""
     words = set(analysis.tokens)
-    if words & _TRIGGERS or any(t.startswith("un") or t.endswith("n't") for t in words):
+    if words & _DEPARTURE_WORDS or any(t.startswith("un") or t.endswith("n't") for t in words):
         return True
     return bool(analysis.values) and bool(words & _COPULA)
 
@@ -1914,7 +1917,7 @@ def _window_of(index: ViewIndex, sids: Sequence[int]) -> Analysis:
     return parts[0] if len(parts) == 1 else join(parts)
 
 
-_TRIGGERS = frozenset().union(
+_DEPARTURE_WORDS = frozenset().union(
     _LIFT,
     _EXEMPT,
     _CHANGE,

@@ -147,6 +147,20 @@ RULES: tuple[Rule, ...] = (
         "mutated/issue_9_delete_read_as_drop",
     ),
     _r(
+        "reader_motion",
+        set(),
+        rules._reader_motion,
+        "A 'go' read as the rule's act of placing something needs a rule word as its subject ('notices go to #deploys'); 'Go to #deploys for notices' or 'we go to ...' is someone going there ('go through' is the rule's way).",
+        "unverifiable/reader_motion_go_to_channel_for_notices",
+    ),
+    _r(
+        "compound_pieces",
+        set(),
+        rules._compound_pieces,
+        "A hyphenated word holding a rule word says it only when its other pieces are the rule's neighbouring words ('orders-database', 'AGPL-licensed' for 'licensed under AGPL'); a piece the rule lacks ('legacy-orders') or a rule word from elsewhere ('night-orders database', 'rest-customer data') names another thing.",
+        "unverifiable/compound_pieces_rule_word_from_elsewhere",
+    ),
+    _r(
         "extra_identifier",
         set(),
         rules._extra_identifier,

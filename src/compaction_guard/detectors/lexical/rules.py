@@ -225,6 +225,8 @@ def _clean(ctx: Context, span: tuple[int, int] | None) -> str | None:
         _scope_moved,
         _prefix_negated,
         _keyword_swapped,
+        _reader_motion,
+        _compound_pieces,
         _extra_identifier,
         _generic_lost,
         _light_noun_lost,
@@ -429,6 +431,99 @@ def _keyword_swapped(ctx: Context, _span: tuple[int, int] | None) -> str | None:
         if said in _SQL and found in _SQL and said != found:
             return f"{found!r} for {said!r}"
     return None
+
+
+# Forms of "go": said of a message it places it ("notices go to #deploys"), said of a
+# person it moves them ("Go to #deploys for notices", "we go to #deploys").
+_GO = frozenset({"go", "goes", "went", "gone", "going"})
+_WAY = frozenset({"through", "via"})  # "go through the support team": the rule's way
+
+
+def _reader_motion(ctx: Context, _span: tuple[int, int] | None) -> str | None:
+    """Name a "go" read as the rule's act of placing something with no rule word as its subject.
+
+    "Deploy notices go to #deploys" restates "post deploy notices in #deploys": the
+    notices go there. "Go to #deploys for deploy notices" (an imperative) or "engineers
+    go to #deploys" move someone to the channel, to read what is there: another act. The
+    nearest content word before the verb in its clause must be aligned to the rule.
+    """
+    part, win = ctx.part.analysis, ctx.win
+    aligned = set(ctx.al.matches.values())
+    for index, position in ctx.al.matches.items():
+        if win.tokens[position] not in _GO or part.tokens[index] in _GO:
+            continue
+        after = position + 1
+        if after < len(win.tokens) and win.tokens[after] in _WAY:
+            continue
+        subject = next(
+            (
+                before
+                for before in range(position - 1, -1, -1)
+                if win.clauses[before] != win.clauses[position] or win.keys[before] is not None
+            ),
+            None,
+        )
+        if subject is None or win.clauses[subject] != win.clauses[position]:
+            return f"{win.tokens[position]!r} has no subject: someone goes there"
+        if subject not in aligned:
+            return f"{win.tokens[subject]!r} goes there, not the rule's object"
+    return None
+
+
+def _compound_pieces(ctx: Context, _span: tuple[int, int] | None) -> str | None:
+    """Name a hyphenated word that stands for a rule word it holds but says more.
+
+    A rule word matched to a piece of a compound ("orders" in "orders-database") is said
+    only when every other piece with content is the rule's word next to it, in order
+    ("smoke-tested" for "smoke tests") or turned around a relation word ("AGPL-licensed"
+    for "licensed under AGPL"); a closing generic noun only says what kind of thing the
+    rest names ("TRACE-level"), and a negating prefix is `_prefix_negated`'s. A piece the
+    rule lacks ("legacy-orders", "user-data")
+    names a kind of the thing, and a rule word from elsewhere in the rule ("night-orders
+    database" for "the orders database every night", "rest-customer data" for "customer
+    data at rest") is pulled into another name.
+    """
+    part, win = ctx.part.analysis, ctx.win
+    for index, position in ctx.al.matches.items():
+        token = win.tokens[position]
+        if "-" not in token or win.keys[position] == part.keys[index]:
+            continue
+        found = [piece for piece in pieces(token)[1:] if piece not in _NEGATING_PREFIXES]
+        keyed = [key for piece in found if (key := _piece_key(piece)) is not None]
+        if keyed and keyed[-1] in GENERIC and keyed[-1] not in part.keys:
+            keyed.pop()  # "TRACE-level": a generic head says what kind of thing the name is
+        if any(key not in part.keys for key in keyed):
+            return f"{token!r}: a piece the rule lacks"
+        if any(not _neighbours(part, a, b) for a, b in itertools.pairwise(keyed)):
+            return f"{token!r} joins rule words the rule keeps apart"
+    return None
+
+
+def _piece_key(piece: str) -> str | None:
+    """Return the key of a piece of a compound; a light noun ("user", "team") keys too."""
+    key = token_key(piece)
+    if key is None and stem(piece) in LIGHT_NOUNS:
+        return concept(stem(piece))
+    return key
+
+
+def _neighbours(part: Analysis, first: str, second: str) -> bool:
+    """Tell whether two keys sit next to each other in the rule, as a compound may say them.
+
+    Next to each other in order with only function words between ("smoke tests"), or the
+    other way round across a relation word ("licensed under AGPL": "AGPL-licensed").
+    """
+    keys, tokens = part.keys, part.tokens
+    for a, key in enumerate(keys):
+        if key != first:
+            continue
+        for b in (b for b, other in enumerate(keys) if other == second and b != a):
+            low, high = min(a, b), max(a, b)
+            if any(keys[i] is not None for i in range(low + 1, high)):
+                continue
+            if a < b or any(tokens[i] in RELATIONS for i in range(low + 1, high)):
+                return True
+    return False
 
 
 def _extra_identifier(ctx: Context, _span: tuple[int, int] | None) -> str | None:

@@ -421,6 +421,13 @@ RULES: tuple[Rule, ...] = (
         "The whole rule restated with a qualifier that narrows its scope ('... for EU users').",
         "paraphrased/realistic_b055_keep_invoices_7_years",
     ),
+    _r(
+        "held_permission",
+        set(),
+        damage._held_permission,
+        "Abstention: a permission held by 'only' to a condition ('can only be merged if ...', 'only after that may they be purged') may state the rule's own requirement; where hedge, modality_loss or later_permission would read an exception, the tier abstains and no copy certifies. A bare prohibition ('fine, but only on shared branches') and a hedge beside it stay damage.",
+        "unverifiable/held_permission_can_only_if_restates_unless",
+    ),
     # The closed world: other statements on the topic, and the copy's framing.
     _r(
         "later_lift",

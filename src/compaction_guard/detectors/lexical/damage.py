@@ -22,6 +22,8 @@ from compaction_guard.detectors.lexical.context import (
 from compaction_guard.detectors.lexical.lexicon import LIGHT, STOPWORDS, WRITE_VERBS
 from compaction_guard.detectors.lexical.modality import NEGATIVE, STRONG, Modality
 from compaction_guard.detectors.lexical.mutation import restates
+from compaction_guard.detectors.lexical.switches import is_on
+from compaction_guard.detectors.lexical.world import conditioned
 from compaction_guard.normalize import stem
 from compaction_guard.taxonomy import Kind
 
@@ -29,8 +31,9 @@ if TYPE_CHECKING:
     from collections import Counter
 
     from compaction_guard.detectors.lexical.align import Part
+    from compaction_guard.detectors.lexical.modality import Mark
 
-__all__ = ["hedge", "lifted", "modality_loss", "polarity", "unsure_extension"]
+__all__ = ["UNSURE", "hedge", "lifted", "modality_loss", "polarity", "unsure_extension"]
 
 _LOOSE_COVERAGE = 0.34
 _M = Modality
@@ -39,6 +42,9 @@ _EXPLICIT = frozenset(
 )
 _SOFTENERS = (_M.HEDGE, _M.SOFT_FORBID, _M.CONDITION, _M.APPROX)
 _LIMITERS = (_M.HEDGE, _M.CONDITION, _M.PARTIAL, _M.ONLY, _M.APPROX)
+# The rule of a reading that abstains where a damage rule would have read damage the
+# tier cannot tell from a faithful wording; a strong one keeps every copy from certifying.
+UNSURE = "unsure"
 
 
 def lifted(ctx: Context) -> Reading | None:
@@ -254,6 +260,8 @@ def hedge(ctx: Context) -> Reading | None:
         return None
     for check in (_softened, _afterthought_softens):
         why = check(ctx)
+        if why == _HELD:
+            return _unsure(ctx, "held_permission", "a permission held by 'only' to a condition")
         if why is not None:
             return _weakened(ctx, "hedge", why)
     return None
@@ -262,7 +270,7 @@ def hedge(ctx: Context) -> Reading | None:
 def _softened(ctx: Context) -> str | None:
     part, w = ctx.part.classes, ctx.w_classes
     if _flipped(ctx) and _limited_permission(ctx):
-        return "an exception to the rule was allowed"
+        return _HELD if _held_permission(ctx) else "an exception to the rule was allowed"
     if _flipped(ctx) and _hedged_negation(ctx):
         return "the rule was wrapped in a negated hedge"
     for modality in _SOFTENERS:
@@ -271,7 +279,7 @@ def _softened(ctx: Context) -> str | None:
     if part[_M.UNIVERSAL] and w[_M.PARTIAL] > part[_M.PARTIAL]:
         return "all became some"
     if ctx.part.parity == 1 == ctx.w_parity and w[_M.ALLOW] > part[_M.ALLOW]:
-        return "an exception was added to a prohibition"
+        return _HELD if _held_permission(ctx) else "an exception was added to a prohibition"
     return None
 
 
@@ -294,6 +302,8 @@ def modality_loss(ctx: Context) -> Reading | None:
     part, w = ctx.part.classes, ctx.w_classes
     has_strong = any(part[m] for m in STRONG)
     if has_strong and not any(w[m] for m in STRONG) and w[_M.ALLOW] > part[_M.ALLOW]:
+        if _held_permission(ctx):
+            return _unsure(ctx, "held_permission", "a permission held by 'only' to a condition")
         return _weakened(ctx, "modality_loss", "must became may")
     swap = _connective_swap(ctx)
     if swap:
@@ -320,6 +330,61 @@ def _connective_swap(ctx: Context) -> str | None:
                 continue
             return f"{c_between.pop()}->{w_between.pop()}"
     return None
+
+
+_HELD = "held permission"
+# "can only be merged if", "may only go through with": "only" right after the permission.
+# "only after that may they be purged": "only" and a relation word before it.
+_HOLDING = frozenset({"after", "if", "when", "once", "with", "upon", "on", "before", "until", "in"})
+_HELD_REACH = 4
+# Marks that weaken the rule whatever holds the permission ("can usually only ...").
+_LOOSENERS = (
+    _M.HEDGE,
+    _M.SOFT_FORBID,
+    _M.APPROX,
+    _M.PARTIAL,
+    _M.OPTIONAL,
+    _M.LIFT,
+    _M.LIFT_VERB,
+    _M.EXTEND,
+)
+
+
+def _held_permission(ctx: Context) -> bool:
+    """Tell whether every permission in the region is held by "only" to a condition.
+
+    "A pull request can only be merged if coverage is at least 85%", "refunds over $500
+    can only go through with a manager's approval", "only after that may they be
+    purged": the permission grants nothing beyond the condition, so it states what the
+    rule requires, not an exception to it. The tier cannot tell that condition from an
+    exception of another kind, so the reading abstains (`lexical.held_permission`) and
+    never certifies. "Only admins may skip it" (a subject after "only") is not held.
+    """
+    if not is_on("held_permission") or not conditioned(ctx.part):
+        return False
+    part, w = ctx.part.classes, ctx.w_classes
+    if any(w[m] > part[m] for m in _LOOSENERS):
+        return False
+    region = set(ctx.al.region)
+    marks = [m for m in ctx.win.marks if ctx.win.clauses[m.start] in region]
+    allows = [m for m in marks if m.modality is _M.ALLOW]
+    onlies = [m for m in ctx.win.marks if m.modality is _M.ONLY]
+    return bool(allows) and all(any(_holds(ctx, a, o) for o in onlies) for a in allows)
+
+
+def _holds(ctx: Context, allow: Mark, only: Mark) -> bool:
+    tokens = ctx.win.tokens
+    if only.start >= allow.end:
+        # "can only", "is fine, but only on ...": nothing but a conjunction between.
+        return all(t in {"but", "and"} for t in tokens[allow.end : only.start])
+    gap = allow.start - only.end
+    return 0 < gap <= _HELD_REACH and tokens[only.end] in _HOLDING
+
+
+def _unsure(ctx: Context, name: str, why: str) -> Reading:
+    strong = ctx.al.coverage >= STRONG_COVERAGE or restates(ctx)
+    evidence = {"why": why, "abstained": f"lexical.{name}", "modality": modality_evidence(ctx)}
+    return ctx.reading(None, UNSURE, signs=True, strong=strong, evidence=evidence)
 
 
 def _weakened(ctx: Context, rule: str, why: str) -> Reading:

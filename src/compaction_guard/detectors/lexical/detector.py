@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from compaction_guard.detectors.base import Abstain, Detector, LayerVerdict
 from compaction_guard.detectors.lexical.align import Part, parts_of
+from compaction_guard.detectors.lexical.damage import UNSURE
 from compaction_guard.detectors.lexical.index import ViewIndex
 from compaction_guard.detectors.lexical.rules import STRONG_COVERAGE, Reading, Window, evaluate
 from compaction_guard.detectors.lexical.switches import is_on
@@ -105,7 +106,15 @@ class _Outcome:
 
     @property
     def unsettled(self) -> bool:
-        """Whether the summary restates the rule uncertifiably while only the tail keeps it."""
+        """Whether a copy must not certify: a reading abstained where it would read damage.
+
+        Either the summary restates the rule uncertifiably while only the tail keeps it,
+        or a window speaks squarely about the rule in a way the tier cannot tell from
+        damage (`damage.UNSURE`): where a damage reading would outweigh a copy, its
+        abstention must keep the copy from certifying too.
+        """
+        if any(r.rule == UNSURE and r.strong for r in self.readings):
+            return True
         return self.tail_only and any(
             _in_summary(r) and r.rule == "suspect" and r.coverage >= STRONG_COVERAGE
             for r in self.readings

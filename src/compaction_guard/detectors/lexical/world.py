@@ -56,6 +56,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Departure",
     "Statement",
+    "conditioned",
     "departure_in_clause",
     "framing",
     "residue_departure",
@@ -755,7 +756,34 @@ def _permission(r: _Read) -> Departure | None:
     found = _permission_found(r, permits)
     if found is None or permitted_side(r.part, r.st):
         return None
+    held = conditioned(r.part) and _held(r.st.tokens, permits)
+    if found.kind is not None and is_on("held_permission") and held:
+        # "can only be merged if ...": a permission held by "only" to a condition may be
+        # the rule's own requirement; the tier cannot tell, so it names no kind.
+        return Departure(None, found.rule, f"{found.why}, held by 'only'", found.sentence)
     return found
+
+
+def conditioned(part: Part) -> bool:
+    """Tell whether a rule sets a condition a held permission may restate.
+
+    "Do not merge unless ...", "refunds above $500 need approval", "keep logs 400 days
+    before deleting them", "rewrite history only on your own branches": "can only merge
+    if ..." may say the same. A bare prohibition ("never force-push to shared branches")
+    sets none, so "force-pushing is fine, but only on shared branches" opens it.
+    """
+    classes = part.classes
+    if part.parity == 0:
+        return True
+    return any(classes[m] for m in (Modality.CONDITION, Modality.NEGATION, Modality.ONLY))
+
+
+def _held(tokens: Sequence[str], permits: Sequence[int]) -> bool:
+    """Tell whether "only" holds every permission: "can only", "is fine, but only on"."""
+    return all(
+        tuple(tokens[p + 1 : p + 2]) == ("only",) or tuple(tokens[p + 1 : p + 3]) == ("but", "only")
+        for p in permits
+    )
 
 
 def _permission_found(r: _Read, permits: Sequence[int]) -> Departure | None:

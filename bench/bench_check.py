@@ -22,48 +22,74 @@ from compaction_guard.view import Passage, SummaryView
 SEED = 20260301
 RUNS = 15
 
-_SUBJECTS = [
-    "the billing service",
-    "orders_prod",
-    "the staging cluster",
-    "the ETL job",
-    "the web client",
-    "payments-staging",
-    "the reporting warehouse",
-    "the support bot",
-    "the audit table",
-    "the deploy pipeline",
-    "the scraper",
-    "the auth service",
-    "the export bucket",
-    "the database migration",
-    "the budget review",
-    "the log output",
-    "the retry policy",
-    "the customer export",
-    "the request router",
-    "the reviewers' checklist",
+# Filler is built from word pools large enough that almost no sentence repeats within a
+# view or across views (a real 20 KB summary does not repeat its sentences), with the
+# figures, paths and ticket numbers progress notes carry; caches keyed by sentence text
+# or by token must not flatter the measurement.
+_THINGS = [
+    "billing service", "staging cluster", "ETL job", "web client", "reporting warehouse",
+    "support bot", "audit table", "deploy pipeline", "scraper", "auth service",
+    "export bucket", "database migration", "log output", "retry policy", "customer export",
+    "request router", "reviewers' checklist", "search index", "session cache", "CI runner",
+    "feature flag service", "invoice generator", "metrics dashboard", "mobile app",
+    "notification worker", "payment webhook", "rate limiter", "schema registry",
+    "token refresher", "upload handler", "queue consumer", "onboarding flow", "budget review",
+    "orders_prod replica", "payments-staging deploy",
 ]
-_VERBS = [
-    "was refactored",
-    "now retries transient errors",
-    "passed the integration suite",
-    "needs a schema change",
-    "was rolled back once",
-    "reads from the replica",
-    "writes structured logs",
-    "was profiled under load",
-    "moved to the new VPC",
+_QUALIFIERS = [
+    "new", "old", "nightly", "internal", "public", "shared", "regional", "legacy",
+    "main", "backup", "canary", "primary", "secondary", "weekly", "batch", "streaming",
+]
+_ACTIONS = [
+    "was refactored", "now retries transient errors", "passed the integration suite",
+    "needs a schema change", "was rolled back once", "reads from the replica",
+    "writes structured logs", "was profiled under load", "moved to the new VPC",
+    "processed {n:,} rows", "took {s} seconds end to end", "failed {k} times in CI",
+    "returned {code} for {k} requests", "dropped its p95 latency to {ms} ms",
+    "was split into {k} smaller jobs", "gained a health check", "lost its stale lock",
+    "got a regression test in {path}", "was traced to a race in {path}",
+    "now logs request ids", "was pinned to version {ver}", "picked up the fix from PR #{pr}",
+    "is blocked on ticket OPS-{pr}", "was reviewed by the platform team",
+    "emitted {n:,} warnings during the run", "hit a timeout after {s} seconds",
+    "was renamed in the config", "now reads its settings from {path}",
+    "was benchmarked at {n:,} requests per second", "needed a manual restart",
 ]
 _TAILS = [
-    "after the user asked for it",
-    "according to the ticket",
-    "in the last session",
-    "before the review",
-    "with no regressions",
-    "as planned",
-    "behind a feature flag",
+    "after the user asked for it", "according to the ticket", "in the last session",
+    "before the review", "with no regressions", "as planned", "behind a feature flag",
+    "on the second attempt", "during the overnight run", "while the tests ran",
+    "once the cache was warm", "after the dependency bump", "on the staging copy",
+    "in the {day} run", "for the {day} report", "before lunch", "late on {day}",
+    "after a clean rebuild", "with the debug flag on", "in about {s} seconds",
 ]
+_DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"]
+_MODULES = ["api", "jobs", "core", "billing", "export", "auth", "search", "ui", "infra"]
+_FILES = ["client", "worker", "models", "views", "tasks", "schema", "retry", "cache", "sync"]
+_OPENERS = ["", "", "", "Then ", "Later, ", "Meanwhile, ", "Next, ", "Separately, "]
+
+
+def _filler(rng: random.Random) -> str:
+    """One progress-note sentence; pools and figures make repeats rare."""
+    subject = f"the {rng.choice(_QUALIFIERS)} {rng.choice(_THINGS)}"
+    path = f"{rng.choice(_MODULES)}/{rng.choice(_FILES)}_{rng.randint(1, 99)}.py"
+    figures = {
+        "n": rng.randint(10, 90_000),
+        "s": rng.randint(2, 900),
+        "k": rng.randint(2, 40),
+        "code": rng.choice([400, 404, 409, 429, 500, 503]),
+        "ms": rng.randint(20, 2000),
+        "path": path,
+        "ver": f"{rng.randint(1, 9)}.{rng.randint(0, 30)}.{rng.randint(0, 20)}",
+        "pr": rng.randint(100, 9999),
+        "day": rng.choice(_DAYS),
+    }
+    action = rng.choice(_ACTIONS).format(**figures)
+    tail = rng.choice(_TAILS).format(**figures)
+    opener = rng.choice(_OPENERS)
+    text = f"{opener}{subject} {action} {tail}."
+    return text[0].upper() + text[1:]
+
+
 _RULES = [
     "Never write to the {name} database.",
     "The budget cap for {name} is ${n}.",
@@ -98,9 +124,7 @@ def prose(size: int, rng: random.Random, invariants: list[Invariant], rate: floa
             if rng.random() < 0.3:
                 text = text.replace("0", "5", 1)
         else:
-            text = (
-                f"{rng.choice(_SUBJECTS).capitalize()} {rng.choice(_VERBS)} {rng.choice(_TAILS)}."
-            )
+            text = _filler(rng)
         sentences.append(text)
         length += len(text) + 1
     return " ".join(sentences)

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from compaction_guard.normalize import (
@@ -158,6 +160,8 @@ def test_stem_reads_a_clipped_past_tense_as_its_verb() -> None:
         ("__never write orders_prod from ci.__ ok", "never write orders_prod from ci. ok"),
         ("run `terraform apply` now", "run terraform apply now"),
         ("to **payments-eu** only", "to payments-eu only"),
+        ("_keep it\nshort_ ok", "keep it short ok"),
+        ("_keep\nit short_ ok", "keep it short ok"),
     ],
 )
 def test_mask_emphasis_blanks_markers_around_a_span(text: str, expected: str) -> None:
@@ -176,6 +180,19 @@ def test_mask_emphasis_blanks_markers_around_a_span(text: str, expected: str) ->
 )
 def test_mask_emphasis_leaves_names_and_globs_alone(text: str) -> None:
     assert mask_emphasis(text) == text
+
+
+def test_mask_emphasis_leaves_a_span_over_two_line_breaks_alone() -> None:
+    assert mask_emphasis("_a b\nc d\ne_ x") == "_a b\nc d\ne_ x"
+
+
+def test_mask_emphasis_reads_a_lone_underscore_in_a_long_line_in_linear_time() -> None:
+    """A 200 KB line with one unclosed `_id` took minutes when the span search was quadratic."""
+    line = "the job ran fine. " * 6000
+    text = f"{line}the _id field {line}"
+    started = time.perf_counter()
+    assert mask_emphasis(text) == text
+    assert time.perf_counter() - started < 2  # linear: milliseconds; quadratic: minutes
 
 
 def test_split_sentences_ends_a_sentence_at_a_unit_after_a_number() -> None:

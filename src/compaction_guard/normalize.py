@@ -81,12 +81,15 @@ def detection_form(text: str) -> str:
 # Markdown emphasis: a pair of `**`, `*` or backticks around a span, or `__` / `_` around
 # words (a span with a space whose first and last words hold no underscore, so
 # `__init__`, `_private_` and `orders_prod` stay names). The closing marker ends a
-# word: `__init__.py` is no emphasis.
+# word: `__init__.py` is no emphasis. An underscore span runs to its first space and on
+# to the closing marker, crossing at most one line break; its three alternatives each
+# scan once, so a lone `_id` in a long line costs linear time, not quadratic.
 _EMPHASIS = re.compile(
     r"""
     (?<![\w*`])(?P<m>\*\*|\*(?=[\w"'(\[$])|`+)(?=[^\s*`])(?P<a>.+?)(?<=[^\s*`])(?P=m)
       (?=$|[\s,;:!?)\]"']|\.(?!\w))
-    | (?<![\w*])(?P<u>__|_)(?=[^\s_])(?![^\s_]*_)(?P<b>[^\n]*?\s[^\n]*?)(?<=[^\s_])(?P=u)
+    | (?<![\w*])(?P<u>__|_)(?=[^\s_])(?![^\s_]*_)
+      (?P<b>\S*(?:[^\S\n][^\n]*?|[^\S\n][^\n]*\n[^\n]*?|\n[^\n]*?))(?<=[^\s_])(?P=u)
       (?=$|[\s,;:!?)\]"']|\.(?!\w))
     """,
     re.VERBOSE,

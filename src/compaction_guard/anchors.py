@@ -55,13 +55,11 @@ __all__ = [
 
 
 def _could_start(token: str) -> bool:
-    return (
-        token in VALUE_WORDS
-        or token in ARTICLES
-        or token.partition("-")[0] in WORD_NUMBERS
-        or token[0] in "$\u20ac\u00a3\u00a5"
-        or any(ch.isdigit() for ch in token)
-    )
+    if token in VALUE_WORDS or token in ARTICLES or token[0] in "$\u20ac\u00a3\u00a5":
+        return True
+    if token.isalpha():  # no digit and no hyphen: only a number word starts a value
+        return token in WORD_NUMBERS
+    return token.partition("-")[0] in WORD_NUMBERS or any(ch.isdigit() for ch in token)
 
 
 def is_numeric(token: str) -> bool:

@@ -20,8 +20,10 @@ from compaction_guard.detectors.lexical.text import (
     BOUND,
     ID,
     Analysis,
+    Wording,
     analyse,
     lexical_form,
+    read_words,
     token_key,
 )
 from compaction_guard.normalize import (
@@ -66,6 +68,7 @@ class Sentence:
     tool: bool
     keys: frozenset[str]
     analysis: Analysis | None = None
+    wording: Wording | None = None
     line: int = -1
     lead: str = ""
 
@@ -74,6 +77,15 @@ class Sentence:
         if self.analysis is None:
             self.analysis = analyse(self.text)
         return self.analysis
+
+    def worded(self) -> Wording:
+        """Return (and keep) the first reading of this sentence: tokens, clauses, values.
+
+        Enough for the closed world, which reads most sentences of a view and aligns few.
+        """
+        if self.wording is None:
+            self.wording = read_words(self.text)
+        return self.wording
 
 
 # Bound words share one key, so "cap", "limit" and "at most" find each other.

@@ -34,7 +34,18 @@ from compaction_guard.detectors.lexical.marks import find_modality
 from compaction_guard.detectors.lexical.modality import Mark, Modality
 from compaction_guard.normalize import detection_form, stem, tokenize
 
-__all__ = ["BOUND", "ID", "Analysis", "analyse", "canonical", "join", "lexical_form", "token_key"]
+__all__ = [
+    "BOUND",
+    "ID",
+    "Analysis",
+    "Wording",
+    "analyse",
+    "canonical",
+    "join",
+    "lexical_form",
+    "read_words",
+    "token_key",
+]
 
 # Clause breaks: `;`, `: `, brackets, `, `, spaced dashes, and before a conjunction.
 _CLAUSE_BREAK = re.compile(
@@ -110,9 +121,24 @@ def token_key(token: str) -> str | None:
     return None if key in LIGHT else key  # "target" says "use", a light word
 
 
+@dataclass(frozen=True, slots=True)
+class Wording:
+    """The first reading of a text: its tokens, the clause of each, and its value anchors.
+
+    It is what a statement on a constraint's topic needs (`world.Statement`), and the
+    start of every `Analysis`; `rates` are the positions of adverbs read into a value.
+    """
+
+    text: str
+    tokens: tuple[str, ...]
+    clauses: tuple[int, ...]
+    values: tuple[Value, ...]
+    rates: tuple[int, ...]
+
+
 @functools.lru_cache(maxsize=16384)
-def analyse(text: str) -> Analysis:
-    """Analyse one whitespace-folded, detection-form text."""
+def read_words(text: str) -> Wording:
+    """Read one whitespace-folded, detection-form text as far as its tokens and values."""
     tokens: list[str] = []
     clauses: list[int] = []
     for number, piece in enumerate(_CLAUSE_BREAK.split(text)):
@@ -121,6 +147,15 @@ def analyse(text: str) -> Analysis:
             tokens.extend(found)
             clauses.extend([number] * len(found))
     values, rates = _rated(extract_values(tokens), tokens, clauses)
+    return Wording(text, tuple(tokens), tuple(clauses), values, tuple(rates))
+
+
+@functools.lru_cache(maxsize=16384)
+def analyse(text: str) -> Analysis:
+    """Analyse one whitespace-folded, detection-form text."""
+    wording = read_words(text)
+    tokens, clauses = list(wording.tokens), list(wording.clauses)
+    values, rates = wording.values, wording.rates
     raw_marks = find_modality(tokens)
     frames = find_frames(text, tokens, raw_marks, clauses)
     marks = reframe(raw_marks, frames)

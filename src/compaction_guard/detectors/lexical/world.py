@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from compaction_guard.detectors.lexical.align import Part
     from compaction_guard.detectors.lexical.context import Reading
     from compaction_guard.detectors.lexical.index import ViewIndex
-    from compaction_guard.detectors.lexical.text import Analysis
+    from compaction_guard.detectors.lexical.text import Analysis, Wording
 
 __all__ = [
     "Departure",
@@ -365,8 +365,10 @@ def _expand(
     return tuple(out), tuple(numbers)
 
 
-def statement_of(analysis: Analysis, *, attached: bool, implicit: bool = False) -> Statement:
-    """Return one analysed sentence as a statement."""
+def statement_of(
+    analysis: Analysis | Wording, *, attached: bool, implicit: bool = False
+) -> Statement:
+    """Return one read sentence as a statement."""
     if "n't" not in analysis.text:  # tokens are pieces of the text: nothing to split
         return Statement(
             analysis.tokens, analysis.values, analysis.text, attached, implicit, analysis.clauses
@@ -854,7 +856,7 @@ _ACCEPTING = _words("fine ok okay acceptable allowed permitted tolerated")
 
 def _reported(tokens: Sequence[str]) -> bool:
     """Tell whether a statement reports a measurement ("spent $120 so far")."""
-    return any(t in _STATE for t in tokens) or _has_phrase(tokens, (("so", "far"),)) is not None
+    return not _STATE.isdisjoint(tokens) or _has_phrase(tokens, (("so", "far"),)) is not None
 
 
 def _banned(part: Part) -> frozenset[str]:
@@ -1185,9 +1187,23 @@ def _other_choice(r: _Read) -> Departure | None:
 
 def _names_a_choice(token: str) -> bool:
     """Tell whether a token is a name a choice can be (#incidents, us-east-1), not a count."""
-    if any(ch in token for ch in "/_@#"):
+    if not _CHOICE_MARKS.isdisjoint(token):
         return True
+    if token.isalpha() or token.isdigit():
+        return False  # letters alone, or digits alone
     return any(ch.isdigit() for ch in token) and any(ch.isalpha() for ch in token)
+
+
+_CHOICE_MARKS = frozenset("/_@#")
+_CHOICE_SIGNS = re.compile(r"[/_@#0-9]")
+
+
+def _may_name_a_choice(tokens: Sequence[str]) -> bool:
+    """Tell whether any token `_names_a_choice`; plain ASCII words are ruled out in one scan."""
+    joined = "".join(tokens)
+    if joined.isascii() and _CHOICE_SIGNS.search(joined) is None:
+        return False
+    return any(_names_a_choice(t) for t in tokens)
 
 
 def _rule_act_verbs(part: Part) -> frozenset[str]:
@@ -1413,9 +1429,10 @@ TRIGGERS: dict[Reader, Trigger] = {
     _scope: lambda st: _has_phrase(st.tokens, _SCOPE_PHRASES) is not None,
     _change: lambda st: not _CHANGE.isdisjoint(st.words),
     _value: lambda st: bool(st.values) and (not _reported(st.tokens) or _value_before_noun(st)),
-    _slot_permission: lambda st: not (_SLOT_PERMITS | _EXEMPT).isdisjoint(st.words),
-    _other_choice: lambda st: any(_names_a_choice(t) for t in st.tokens),
+    _slot_permission: lambda st: not _SLOT_PERMITS_OR_EXEMPT.isdisjoint(st.words),
+    _other_choice: lambda st: _may_name_a_choice(st.tokens),
 }
+_SLOT_PERMITS_OR_EXEMPT = _SLOT_PERMITS | _EXEMPT
 # On unless `unfiltered()` turns it off; a context variable, so a reference reading in one
 # thread or task never switches off the prefilter of a `check()` running beside it.
 _PREFILTER: ContextVar[bool] = ContextVar("lexical_prefilter", default=True)
@@ -1826,25 +1843,17 @@ def _topic_departure(
 
     `unnamed` is a departure already found that the tier cannot name; a named one wins.
     """
-    readers_at = _readers_memo(index)
+    topics = _topics_of(index)
     for sid, attached in topic_sentences(part, index, skip):
-        readers = readers_at.get(sid)
-        if readers is None:
-            readers = readers_at[sid] = _readers_of(index, sid)
-        if not readers:
+        topic = topics.get(sid) or topics.read(sid)
+        if not topic.readers:
             continue
         # A cell of the copy's table row, or a bracketed remark right after it on its line,
         # speaks about the copy without naming it: "| lifted |", "(retired last sprint)".
         row = index.sentences[sid].text.startswith(("|", "("))
         implicit = attached and row and any(index.same_line(sid, s) for s in skip)
-        memo_key = ("statement", sid, attached, implicit)
-        statement = index.memo.get(memo_key)
-        if not isinstance(statement, Statement):
-            statement = statement_of(
-                index.sentences[sid].analysed(), attached=attached, implicit=implicit
-            )
-            index.memo[memo_key] = statement
-        found = departure_in_clause(part, statement, readers)
+        statement = topic.statement(attached=attached, implicit=implicit)
+        found = departure_in_clause(part, statement, topic.readers)
         if found is not None and found.kind is not None:
             return found
         unnamed = unnamed or found
@@ -1877,55 +1886,67 @@ def _copy_frames(
     return residue, found if found is not None and is_on(found.rule) else None
 
 
-def _readers_memo(index: ViewIndex) -> dict[int, tuple[Reader, ...]]:
-    """Return the view's {sentence id: readers it triggers}, shared by every constraint."""
-    memo = index.memo.get("readers")
-    if not isinstance(memo, dict):
-        memo = index.memo["readers"] = {}
-    return memo
+@dataclass(slots=True)
+class _Topic:
+    """One sentence as the closed world reads it: its wording and the readers it triggers.
 
-
-def _readers_of(index: ViewIndex, sid: int) -> tuple[Reader, ...]:
-    """Return the readers one sentence may trigger.
-
-    None when it holds no word a departure needs (`_may_depart`, a first cheap test that
-    `unfiltered()` switches off with the triggers).
+    Worked out once per view and shared by every constraint whose topic the sentence is
+    on; no readers when it holds no word a departure needs. Its statements, one per
+    attachment, are made on first use.
     """
-    analysis = index.sentences[sid].analysed()
-    if not _PREFILTER.get():  # unfiltered: every sentence, every reader
-        index.memo["statement", sid, False, False] = statement_of(analysis, attached=False)
-        return _READERS
-    entry = _SENTENCE_READERS.get(id(analysis))
-    if entry is None or entry[0] is not analysis or entry[3] is not _READERS:
-        statement = statement_of(analysis, attached=False) if _may_depart(analysis) else None
-        found = () if statement is None else triggered(statement)
-        entry = (analysis, statement, found, _READERS)
-        if len(_SENTENCE_READERS) >= _SENTENCE_READERS_LIMIT:
-            _SENTENCE_READERS.clear()
-        _SENTENCE_READERS[id(analysis)] = entry
-    _, statement, found, _ = entry
-    if statement is None:
-        return ()
-    index.memo["statement", sid, False, False] = statement
-    return found
+
+    wording: Wording
+    readers: tuple[Reader, ...]
+    statements: dict[tuple[bool, bool], Statement] = field(default_factory=dict)
+
+    def statement(self, *, attached: bool, implicit: bool) -> Statement:
+        """Return the sentence as a statement read right after a mention or apart from one."""
+        found = self.statements.get((attached, implicit))
+        if found is None:
+            found = statement_of(self.wording, attached=attached, implicit=implicit)
+            self.statements[attached, implicit] = found
+        return found
 
 
-# A sentence's statement and the readers it triggers follow from its analysis alone, and
-# analyses are shared (`text.analyse` is cached by text): kept by analysis identity, with
-# the analysis itself, so a reused id() never answers for another one, and with the reader
-# table they were worked out for.
-_SENTENCE_READERS: dict[
-    int, tuple[Analysis, Statement | None, tuple[Reader, ...], tuple[Reader, ...]]
-] = {}
-_SENTENCE_READERS_LIMIT = 16384
+class _Topics(dict[int, _Topic]):
+    """The view's `_Topic` of each sentence read so far, by sentence id."""
+
+    def __init__(self, index: ViewIndex) -> None:
+        super().__init__()
+        self.index = index
+
+    def read(self, sid: int) -> _Topic:
+        """Read one sentence for the closed world (`_may_depart`, then the triggers) and keep it.
+
+        `unfiltered()` switches both tests off: every sentence gets every reader.
+        """
+        wording = self.index.sentences[sid].worded()
+        if not _PREFILTER.get():
+            topic = _Topic(wording, _READERS)
+        elif not _may_depart(wording):
+            topic = _Topic(wording, ())
+        else:
+            topic = _Topic(wording, ())
+            topic.readers = triggered(topic.statement(attached=False, implicit=False))
+        self[sid] = topic
+        return topic
 
 
-def _may_depart(analysis: Analysis) -> bool:
+def _topics_of(index: ViewIndex) -> _Topics:
+    """Return the view's closed-world reading of its sentences, one per prefilter setting."""
+    key = ("closed world", _PREFILTER.get())
+    topics = index.memo.get(key)
+    if not isinstance(topics, _Topics):
+        topics = index.memo[key] = _Topics(index)
+    return topics
+
+
+def _may_depart(wording: Wording) -> bool:
     """Tell whether a sentence holds any word a departure needs (a cheap test first)."""
-    words = set(analysis.tokens)
+    words = set(wording.tokens)
     if words & _DEPARTURE_WORDS or any(t.startswith("un") or t.endswith("n't") for t in words):
         return True
-    return bool(analysis.values) and bool(words & _COPULA)
+    return bool(wording.values) and bool(words & _COPULA)
 
 
 def _restates(part: Part, keys: Sequence[str | None]) -> bool:

@@ -1018,6 +1018,7 @@ def _slot_permission(r: _Read) -> Departure | None:
 # Permission words that grant a thing a place ("fine outside that window", "can go to main").
 _SLOT_PERMITS = _words("fine ok okay acceptable allowed permitted tolerated free can may approved")
 _EXEMPT = _words("exempt exempted excused")
+_SLOT_PERMITS_OR_EXEMPT = _SLOT_PERMITS | _EXEMPT
 # Words of a permission clause that name no subject: the verb of going, helpers, fillers.
 _EVENTS = _words(
     """
@@ -1432,7 +1433,6 @@ TRIGGERS: dict[Reader, Trigger] = {
     _slot_permission: lambda st: not _SLOT_PERMITS_OR_EXEMPT.isdisjoint(st.words),
     _other_choice: lambda st: _may_name_a_choice(st.tokens),
 }
-_SLOT_PERMITS_OR_EXEMPT = _SLOT_PERMITS | _EXEMPT
 # On unless `unfiltered()` turns it off; a context variable, so a reference reading in one
 # thread or task never switches off the prefilter of a `check()` running beside it.
 _PREFILTER: ContextVar[bool] = ContextVar("lexical_prefilter", default=True)

@@ -472,6 +472,13 @@ RULES: tuple[Rule, ...] = (
         "contradicted/probe_slot_permission_rule_act_fine_after_its_end_time",
     ),
     _r(
+        "anaphor_reach",
+        set(),
+        world._remote_departure,
+        "An anaphor is the rule's past every sentence that offers it no nearer antecedent (no value, force or rule noun: 'Lunch was ordered.'), after any mention and with no cap; what it departs with there, or a bare 'it's fine' next to a mention, is unverifiable.",
+        "unverifiable/anaphor_reach_permission_past_an_unrelated_sentence",
+    ),
+    _r(
         "later_exception",
         {_W},
         world._exception,

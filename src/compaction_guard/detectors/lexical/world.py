@@ -1847,6 +1847,7 @@ def _topic_departure(
     for sid, attached in topic_sentences(part, index, skip):
         topic = topics.get(sid) or topics.read(sid)
         if not topic.readers:
+            unnamed = unnamed or _bare_departure(index, sid, attached=attached)
             continue
         # A cell of the copy's table row, or a bracketed remark right after it on its line,
         # speaks about the copy without naming it: "| lifted |", "(retired last sprint)".
@@ -1856,8 +1857,104 @@ def _topic_departure(
         found = departure_in_clause(part, statement, topic.readers)
         if found is not None and found.kind is not None:
             return found
-        unnamed = unnamed or found
-    return unnamed
+        unnamed = unnamed or found or _bare_departure(index, sid, attached=attached)
+    return unnamed or _remote_departure(part, index, skip)
+
+
+def _bare_departure(index: ViewIndex, sid: int, *, attached: bool) -> Departure | None:
+    """Return an unnamed departure for a bare anaphor permitted next to a mention."""
+    if not attached or not is_on("anaphor_reach"):
+        return None
+    wording = index.sentences[sid].worded()
+    if not _bare_permission(wording.tokens):
+        return None
+    return Departure(None, "anaphor_reach", "the anaphor is permitted", wording.text)
+
+
+def _remote_departure(part: Part, index: ViewIndex, skip: frozenset[int]) -> Departure | None:
+    """Read the anaphors a sentence or more past a mention, with no nearer antecedent.
+
+    "Keep replies under 200 words. Lunch was ordered. Going over that is fine.": the
+    sentence between offers nothing "that" could point to in the rule's stead (no value,
+    no force, no rule noun), so "that" may well be the cap. Such a sentence is read as
+    attached to the rule; what it departs with is unverifiable, not named, since the
+    anaphor may point elsewhere. Every mention is walked from, with no cap on how many.
+    """
+    if not is_on("anaphor_reach"):
+        return None
+    mentions = index.sharing(_part_keys(part, _topic_keys), part.probes) | skip
+    topics = _topics_of(index)
+    for sid in sorted(_anaphors_beyond(index, mentions) - skip):
+        topic = topics.get(sid) or topics.read(sid)
+        if not topic.readers and not _bare_permission(topic.wording.tokens):
+            continue
+        statement = topic.statement(attached=True, implicit=False)
+        found = departure_in_clause(part, statement, topic.readers) if topic.readers else None
+        if found is None and _bare_permission(statement.tokens):
+            found = Departure(None, "anaphor_reach", "the anaphor is permitted", statement.text)
+        if found is not None:
+            why = f"{found.why}, by an anaphor past a sentence that does not speak of the rule"
+            return Departure(None, found.rule, why, found.sentence)
+    return None
+
+
+def _anaphors_beyond(index: ViewIndex, mentions: set[int]) -> set[int]:
+    """Return the sentences with an anaphor after the one next to a mention, up to an antecedent.
+
+    From each mention the walk goes on while no sentence offers an antecedent of the
+    rule's kind (`_offers_antecedent`) and stops after the first that does. The rest of a
+    walk from any sentence is the same whoever reached it, so walks start from the last
+    mention and stop where an earlier walk has been: every sentence is walked once.
+    """
+    found: set[int] = set()
+    walked: set[int] = set()
+    for mention in sorted(mentions, reverse=True):
+        first = index.next_id(mention)
+        if first is None or _offers_antecedent(index, first):
+            continue
+        current = index.next_id(first)
+        while current is not None and current not in walked:
+            walked.add(current)
+            if not _ANAPHORS.isdisjoint(index.sentences[current].worded().tokens):
+                found.add(current)
+            if _offers_antecedent(index, current):
+                break
+            current = index.next_id(current)
+    return found
+
+
+def _offers_antecedent(index: ViewIndex, sid: int) -> bool:
+    """Tell whether a sentence offers an anaphor something of a rule's kind to point to.
+
+    A value ("we ordered 12 pizzas"), a force or bound word (another rule, a hedge), or a
+    rule noun ("the lunch budget"); "Lunch was ordered." offers none.
+    """
+    sentence = index.sentences[sid]
+    if sentence.worded().values or not _RULE_NOUN_KEYS.isdisjoint(sentence.keys):
+        return True
+    return bool(sentence.analysed().marks)
+
+
+_ANAPHORS = frozenset({"this", "that", "it", "these", "those", "such", "it's", "that's"})
+
+
+def _bare_permission(tokens: Sequence[str]) -> bool:
+    """Tell whether a statement permits a bare anaphor ("That is fine now", "It's OK").
+
+    "That" may be the rule (a permission against it) or the rule's acceptance ("that is
+    fine with the team"): never a named kind, and never a certification.
+    """
+    words = [t for t in tokens if t not in _BARE_FILLERS]
+    if words and words[0] in _POINTED_COPULAS:  # "it's fine"
+        words = ["it", "is", *words[1:]]
+    if len(words) < 3 or words[0] not in _POINTERS or words[1] not in _BARE_COPULAS:  # noqa: PLR2004
+        return False
+    return words[2] in _ACCEPTING
+
+
+_BARE_FILLERS = _words("but and so now also still , .")
+_BARE_COPULAS = _words("is was are were")
+_POINTED_COPULAS = _words("it's that's this's")
 
 
 def _copy_frames(

@@ -13,6 +13,7 @@ from compaction_guard.anchors import (
     is_soft_identifier,
     range_pairs,
     rate_of,
+    unit_word,
     values_equal,
     with_rate,
 )
@@ -305,3 +306,18 @@ def test_a_half_of_the_day_is_not_shared_backwards() -> None:
     first, second = values("from 9 to 5 pm")  # 21:00 would run backwards: 9 stays bare
     assert first.kind == "number"
     assert values_equal(second, one("17:00"))
+
+
+def test_unit_word_names_the_slot_a_word_measures() -> None:
+    assert unit_word("euros") == ("money", "eur")
+    assert unit_word("Dollars") == ("money", "usd")
+    assert unit_word("kilometres") == unit_word("km")
+    assert unit_word("Celsius") == ("temperature", "c")
+    assert unit_word("CET") == ("timezone", "cet")
+
+
+def test_unit_word_leaves_out_periods_and_plain_words() -> None:
+    # "per minute" names a period, not a unit an amount is shown in.
+    assert unit_word("minute") is None
+    assert unit_word("m") is None
+    assert unit_word("invoices") is None

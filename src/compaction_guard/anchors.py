@@ -17,6 +17,7 @@ from compaction_guard._anchor_reader import Value, value_at
 from compaction_guard._anchor_units import (
     ARTICLES,
     CLOCK,
+    CURRENCY_WORDS,
     IP,
     ISO_DATE,
     NUMBER,
@@ -24,6 +25,8 @@ from compaction_guard._anchor_units import (
     RATED_KINDS,
     RATES,
     SLASH_DATE,
+    TEMPERATURES,
+    TIMEZONES,
     UNITS,
     VALUE_WORDS,
     VERSION,
@@ -49,6 +52,7 @@ __all__ = [
     "range_pairs",
     "rate_of",
     "singular",
+    "unit_word",
     "values_equal",
     "with_rate",
 ]
@@ -195,6 +199,30 @@ def values_equal(left: Value, right: Value) -> bool:
         right.dimension,
         right.unit if right.kind in _UNIT_KINDS else "",
     ) and (left.amount, left.per) == (right.amount, right.per)
+
+
+@functools.lru_cache(maxsize=8192)
+def unit_word(token: str) -> tuple[str, str] | None:
+    """Return (dimension, unit) of a unit, currency, scale or time zone word, else None.
+
+    "euros" is ("money", "eur"), "kilometres" ("length", "1000"), "Celsius" ("temperature",
+    "c"): what a rule's slot is measured in, written as a word, even with no number by it.
+    Units of time are left out: "per minute", "every day" name a period, not a unit a
+    quantity is shown in; so are one-letter words ("g", "m").
+    """
+    word = singular(token.lower())
+    if len(word) < 2:  # noqa: PLR2004
+        return None
+    if word in CURRENCY_WORDS:
+        return "money", CURRENCY_WORDS[word]
+    if word in UNITS and UNITS[word][0] != "time":
+        dimension, factor = UNITS[word]
+        return dimension, str(factor)
+    if word in TEMPERATURES:
+        return "temperature", TEMPERATURES[word]
+    if word in TIMEZONES:
+        return "timezone", TIMEZONES[word]
+    return None
 
 
 _UNIT_KINDS = {"money", "version", "unit"}

@@ -479,6 +479,13 @@ RULES: tuple[Rule, ...] = (
         "unverifiable/anaphor_reach_permission_past_an_unrelated_sentence",
     ),
     _r(
+        "unit_permission",
+        {_C, _W},
+        world._unit_permission,
+        "Another unit of the rule's slot permitted ('US invoices are fine in dollars' after 'in euros'): weakened for a kind of the subject or a scope, contradicted for all; another act ('the client may pay in dollars') departs from nothing.",
+        "contradicted/unit_permission_for_everyone",
+    ),
+    _r(
         "later_exception",
         {_W},
         world._exception,
@@ -524,7 +531,7 @@ RULES: tuple[Rule, ...] = (
         "appended_alternative",
         {_W},
         world.residue_departure,
-        "Text appended inside the copy's clause widens it ('or /tmp', 'or equivalent', ', except ...'); an appended scope ('(for admins)', ', per token') abstains.",
+        "Text appended inside the copy's clause widens it ('or /tmp', 'or equivalent', ', except ...', 'and dollars' after 'in euros'); an appended scope ('(for admins)', ', per token') abstains.",
         "weakened/issue_9_appended_alternative_path",
     ),
     # Verdicts without a restatement.

@@ -16,7 +16,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from compaction_guard.anchors import comparable, extract_values, values_equal
+from compaction_guard.anchors import comparable, extract_values, unit_word, values_equal
 from compaction_guard.detectors.lexical.acts import BY_NAME as ACT_CLASSES
 from compaction_guard.detectors.lexical.acts import act_sites
 from compaction_guard.detectors.lexical.frame import bare_words
@@ -41,6 +41,7 @@ from compaction_guard.detectors.lexical.slot import (
 )
 from compaction_guard.detectors.lexical.switches import is_on
 from compaction_guard.detectors.lexical.text import join
+from compaction_guard.detectors.lexical.units import other_unit, rule_units
 from compaction_guard.normalize import stem, tokenize
 from compaction_guard.taxonomy import Kind
 
@@ -1186,6 +1187,66 @@ def _other_choice(r: _Read) -> Departure | None:
     return None
 
 
+def _unit_permission(r: _Read) -> Departure | None:
+    """Find another unit of the rule's slot permitted ("US invoices are fine in dollars").
+
+    After "All amounts in invoices must be shown in euros", a permission whose clause
+    holds another currency (scale, unit, time zone) than the rule's, and that names the
+    rule's subject or follows its copy, lets some amounts go out in dollars: a kind of the
+    subject ("US invoices") or a scope ("for US clients") narrows the permission (weakened),
+    none opens the rule for all (contradicted). A clause that names the rule's own unit
+    too ("dollars converted to euros are fine") may only convert into it: never named.
+    """
+    tokens, clauses = r.st.tokens, r.st.clauses
+    for permit in r.st.permits:
+        clause = _permission_clause(tokens, clauses, permit)
+        at = other_unit(r.part, tokens, min(clause), max(clause) + 1)
+        if at is None:
+            continue
+        named = [m for m in (*r.mentions, *r.refs) if m in clause and unit_word(tokens[m]) is None]
+        if not (named or r.st.attached or r.st.implicit) or _another_act(r, clause, at, named):
+            continue
+        if any(u is not None and u in rule_units(r.part) for u in map(unit_word, tokens)):
+            return _hit("unit_permission", None, "another unit beside the rule's own", r.st)
+        narrowed = _scoped(tokens, r.own) or any(_modified(r, m) for m in named)
+        kind = Kind.WEAKENED if narrowed else Kind.CONTRADICTED
+        why = f"{tokens[at]!r}, another unit of the rule's slot, is permitted"
+        return _hit("unit_permission", kind, why, r.st)
+    return None
+
+
+def _another_act(r: _Read, clause: Sequence[int], at: int, named: Sequence[int]) -> bool:
+    """Tell whether a content word the rule lacks leads up to the unit ("the client may pay").
+
+    Only the words before the unit are read, and a word right before a mention of the
+    rule's subject modifies it ("US invoices"): any other one names another act or thing.
+    """
+    tokens = r.st.tokens
+    for index in clause:
+        token = tokens[index]
+        if index >= at or index + 1 in named or not token.isalpha():
+            continue
+        if token in STOPWORDS or token in _PERMIT or token in _AUXILIARIES:
+            continue
+        if stem(token) not in r.own:
+            return True
+    return False
+
+
+def _modified(r: _Read, mention: int) -> bool:
+    """Tell whether a word the rule lacks stands right before a mention ("US invoices")."""
+    if mention == 0:
+        return False
+    before = r.st.tokens[mention - 1]
+    if before in _DETERMINERS or stem(before) in r.own or not before.isalpha():
+        return False
+    return before not in STOPWORDS or before in _REGION_WORDS
+
+
+# Region codes that spell like function words ("US invoices", "the US office").
+_REGION_WORDS = _words("us eu uk")
+
+
 def _names_a_choice(token: str) -> bool:
     """Tell whether a token is a name a choice can be (#incidents, us-east-1), not a count."""
     if not _CHOICE_MARKS.isdisjoint(token):
@@ -1381,6 +1442,7 @@ _READERS = (
     _change,
     _value,
     _slot_permission,
+    _unit_permission,
     _other_choice,
 )
 
@@ -1431,6 +1493,7 @@ TRIGGERS: dict[Reader, Trigger] = {
     _change: lambda st: not _CHANGE.isdisjoint(st.words),
     _value: lambda st: bool(st.values) and (not _reported(st.tokens) or _value_before_noun(st)),
     _slot_permission: lambda st: not _SLOT_PERMITS_OR_EXEMPT.isdisjoint(st.words),
+    _unit_permission: _permission_trigger,
     _other_choice: lambda st: _may_name_a_choice(st.tokens),
 }
 # On unless `unfiltered()` turns it off; a context variable, so a reference reading in one
@@ -1667,6 +1730,9 @@ def residue_departure(  # noqa: PLR0911 (one return per kind of residue)
     later = next((t for t in tokens[1:] if t in _APPEND and t != "and"), None)
     if first == "and" and later is not None:
         return Departure(Kind.WEAKENED, "appended_alternative", f"{later!r} widens the copy", text)
+    if _added_unit(part, tokens):
+        why = "'and' adds another unit of the rule's slot"
+        return Departure(Kind.WEAKENED, "appended_alternative", why, text)
     own = set(part.analysis.tokens)
     for at in range(1, min(len(tokens) - 1, _LEAD_WORDS + 1)):
         # "the /srv/app/data/ directory tree, and /tmp": an extent noun, then another name
@@ -1690,6 +1756,28 @@ def residue_departure(  # noqa: PLR0911 (one return per kind of residue)
         # "(for admins)", ", per token", "(in prod)": a scope the tier cannot weigh
         return Departure(None, "appended_alternative", f"{first!r} may narrow the copy", text)
     return found
+
+
+def _added_unit(part: Part, tokens: Sequence[str]) -> bool:
+    """Tell whether the copy goes on with another unit of its slot ("in euros and dollars").
+
+    "and" or "as well as" joins a second currency, scale or unit to the rule's one, with
+    only a preposition or "also" between ("and also in US dollars"); "and cents" is the
+    rule's own currency, and "and log it in Fahrenheit" is another act.
+    """
+    if tokens[0] == "and":
+        at = 1
+    elif tuple(tokens[:3]) == ("as", "well", "as"):
+        at = 3
+    else:
+        return False
+    while at < len(tokens) and tokens[at] in _UNIT_LEADS:
+        at += 1
+    return other_unit(part, tokens, at, at + 1) is not None
+
+
+# Words between "and" and a second unit that keep it in the copy's slot: "and also in US".
+_UNIT_LEADS = _words("in into to also both the us")
 
 
 def _exclusive_name(part: Part, tokens: Sequence[str]) -> bool:

@@ -428,6 +428,20 @@ RULES: tuple[Rule, ...] = (
         "Abstention: a permission held by 'only' to a condition ('can only be merged if ...', 'only after that may they be purged') may state the rule's own requirement; where hedge, modality_loss or later_permission would read an exception, the tier abstains and no copy certifies. A bare prohibition ('fine, but only on shared branches') and a hedge beside it stay damage.",
         "unverifiable/held_permission_can_only_if_restates_unless",
     ),
+    _r(
+        "enforcement",
+        set(),
+        damage._enforces,
+        "Abstention: a condition that follows a refusal verb in its clause ('the registry rejects such pushes unless ...') says how the rule is enforced, not an exception to it; with no force word beside it, hedge abstains instead and no copy certifies. A permission beside it, or a condition before the refusal, stays damage.",
+        "unverifiable/enforcement_registry_rejects_unless_signed",
+    ),
+    _r(
+        "world_report",
+        set(),
+        damage.reports_world,
+        "Abstention: a dated or past statement with no force word ('Processed 61 claims under $300 today', 'still has no cleanup job, so nothing is deleted yet'; 'has no' is an absence, not a ban) reports the world, not the rule: polarity and hedge abstain instead and no copy certifies. A force word beside the dating word ('still need') stays damage.",
+        "unverifiable/world_report_still_has_no_cleanup",
+    ),
     # The closed world: other statements on the topic, and the copy's framing.
     _r(
         "later_lift",

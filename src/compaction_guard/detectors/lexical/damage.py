@@ -21,7 +21,7 @@ from compaction_guard.detectors.lexical.context import (
 )
 from compaction_guard.detectors.lexical.lexicon import LIGHT, STOPWORDS, WRITE_VERBS
 from compaction_guard.detectors.lexical.modality import NEGATIVE, STRONG, Modality
-from compaction_guard.detectors.lexical.mutation import restates
+from compaction_guard.detectors.lexical.mutation import anchor_diff, restates
 from compaction_guard.detectors.lexical.switches import is_on
 from compaction_guard.detectors.lexical.world import conditioned
 from compaction_guard.normalize import stem
@@ -29,9 +29,11 @@ from compaction_guard.taxonomy import Kind
 
 if TYPE_CHECKING:
     from collections import Counter
+    from collections.abc import Sequence
 
     from compaction_guard.detectors.lexical.align import Part
     from compaction_guard.detectors.lexical.modality import Mark
+    from compaction_guard.detectors.lexical.text import Analysis
 
 __all__ = ["UNSURE", "hedge", "lifted", "modality_loss", "polarity", "unsure_extension"]
 
@@ -81,6 +83,10 @@ def polarity(ctx: Context) -> Reading | None:
         return None
     for check in (_bound_reversed, _made_writable, _opened_up, _afterthought_permits, _negated):
         why = check(ctx)
+        if why is not None and reports_world(ctx):
+            # A report may still carry another value of the rule: that is read as usual.
+            changed = anchor_diff(ctx) if is_on("anchor_diff") else None
+            return changed or _unsure(ctx, "world_report", f"a report of the world ({why})")
         if why is not None:
             return _contradicted(ctx, "polarity", why)
     return None
@@ -262,6 +268,10 @@ def hedge(ctx: Context) -> Reading | None:
         why = check(ctx)
         if why == _HELD:
             return _unsure(ctx, "held_permission", "a permission held by 'only' to a condition")
+        if why == _ENFORCED:
+            return _unsure(ctx, "enforcement", "a condition on how the rule is enforced")
+        if why is not None and reports_world(ctx):
+            return _unsure(ctx, "world_report", f"a report of the world ({why})")
         if why is not None:
             return _weakened(ctx, "hedge", why)
     return None
@@ -273,9 +283,10 @@ def _softened(ctx: Context) -> str | None:
         return _HELD if _held_permission(ctx) else "an exception to the rule was allowed"
     if _flipped(ctx) and _hedged_negation(ctx):
         return "the rule was wrapped in a negated hedge"
-    for modality in _SOFTENERS:
-        if w[modality] > part[modality]:
-            return f"{modality.value} added"
+    added = next((m for m in _SOFTENERS if w[m] > part[m]), None)
+    if added is not None:
+        enforced = added is _M.CONDITION and _enforces([ctx.win], frozenset())
+        return _ENFORCED if enforced else f"{added.value} added"
     if part[_M.UNIVERSAL] and w[_M.PARTIAL] > part[_M.PARTIAL]:
         return "all became some"
     if ctx.part.parity == 1 == ctx.w_parity and w[_M.ALLOW] > part[_M.ALLOW]:
@@ -291,8 +302,131 @@ def _afterthought_softens(ctx: Context) -> str | None:
             continue  # a condition in the next sentence must point back to soften this rule
         for modality in _SOFTENERS:
             if classes[modality] > ctx.part.classes[modality]:
+                if modality is _M.CONDITION and _enforcing(ctx, where):
+                    return _ENFORCED
                 return f"{modality.value} added in the {where}"
     return None
+
+
+_ENFORCED = "enforced"
+# A system turning the act away: "the API rejects such calls unless a token is attached".
+_REFUSALS = frozenset(stem(w) for w in ("reject", "refuse", "block", "deny", "fail", "bounce"))
+# Force words a statement about the rule's enforcement or about the world does not have.
+_DEONTIC = frozenset(
+    {
+        _M.FORBID,
+        _M.OBLIGE,
+        _M.ALLOW,
+        _M.OPTIONAL,
+        _M.HEDGE,
+        _M.SOFT_FORBID,
+        _M.LIFT,
+        _M.LIFT_VERB,
+        _M.EXTEND,
+    },
+)
+
+
+def _enforcing(ctx: Context, where: str) -> bool:
+    """Tell whether the afterthought's conditions say how the rule is enforced.
+
+    "Never call the admin API without a token. The API rejects such calls unless a token
+    is attached.": the condition says when the system turns the act away, which restates
+    the rule's own condition; it adds no exception to it. Each condition must follow a
+    refusal verb in its clause ("skip the token unless the API rejects it" is a
+    condition on the act), with no force word beside it. The tier cannot tell an
+    enforcement that leaves a gap ("rejects them unless it is a GET") from one that
+    restates the rule, so the reading abstains (`lexical.enforcement`), never certifies.
+    """
+    if where == "same sentence":
+        return _enforces([ctx.win], frozenset(ctx.al.region))
+    if where == "next sentence":
+        return _enforces(ctx.window.surroundings()[0], frozenset())
+    return False
+
+
+def _enforces(sentences: Sequence[Analysis], region: frozenset[int]) -> bool:
+    """Tell whether every condition outside `region` follows a refusal verb in its clause."""
+    if not is_on("enforcement"):
+        return False
+    seen = False
+    for analysis in sentences:
+        for mark in analysis.marks:
+            clause = analysis.clauses[mark.start]
+            if clause in region:
+                continue
+            if mark.modality in _DEONTIC:
+                return False
+            if mark.modality is not _M.CONDITION:
+                continue
+            before = [i for i in range(mark.start) if analysis.clauses[i] == clause]
+            if not any(stem(analysis.tokens[i]) in _REFUSALS for i in before):
+                return False
+            seen = True
+    return seen
+
+
+# Words that date a statement to now or the past: it reports, it does not rule.
+_REPORT_WORDS = frozenset({"today", "yesterday", "yet", "still", "already", "tonight"})
+_PAST_VERBS = frozenset(
+    {"went", "sent", "ran", "took", "made", "got", "saw", "found", "did", "had", "was", "were"},
+)
+_PRONOUNS = frozenset({"we", "i", "they", "he", "she"})
+_HAVING = frozenset({"has", "have", "had", "is", "are", "was", "were", "with"})
+
+
+def reports_world(ctx: Context) -> bool:
+    """Tell whether the window reports the state of the world, not the rule's force.
+
+    "Processed 61 refunds under $500 today; 4 larger ones are waiting for a manager",
+    "the staging cluster still has no lifecycle policy, so nothing is deleted there
+    yet": a dated or past statement with no force word ("has no" states an absence,
+    not a ban) says what happened or what is, which says nothing about whether the rule
+    still binds. Read as a reversal or a hedge it would be a false alarm; read as
+    nothing it could hide a change, so the reading abstains (`lexical.world_report`)
+    and never certifies.
+    """
+    if not is_on("world_report"):
+        return False
+    win = ctx.win
+    for mark in win.marks:
+        if mark.modality not in _DEONTIC:
+            continue
+        existential = (
+            mark.modality is _M.FORBID
+            and win.tokens[mark.start : mark.end] == ("no",)
+            and mark.start > 0
+            and win.tokens[mark.start - 1] in _HAVING
+        )
+        if not existential:
+            return False
+    return _dated(win.tokens)
+
+
+def _dated(tokens: Sequence[str]) -> bool:
+    """Tell whether a dating word, or a past verb with its actor or object, is there.
+
+    "we reproduced", "they sent"; "Processed 61 refunds", "Deleted the old rows" (a
+    report's opening verb, with its object right after it). A participle in a clause
+    ("rounded to one decimal", "Encrypted backups ...") dates nothing.
+    """
+    if any(pair == ("so", "far") for pair in itertools.pairwise(tokens)):
+        return True
+    for i, token in enumerate(tokens):
+        if token in _REPORT_WORDS:
+            return True
+        past = token in _PAST_VERBS or (token.endswith("ed") and len(token) > 4)  # noqa: PLR2004
+        if not past or not token.isalpha():
+            continue
+        if i > 0 and tokens[i - 1] in _PRONOUNS:
+            return True
+        after = tokens[i + 1] if i + 1 < len(tokens) else ""
+        if i == 0 and (after in _DETERMINERS or any(ch.isdigit() for ch in after)):
+            return True
+    return False
+
+
+_DETERMINERS = frozenset({"the", "a", "an", "all", "every", "two", "three", "four", "five"})
 
 
 def modality_loss(ctx: Context) -> Reading | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from compaction_guard.anchors import comparable, is_identifier, values_equal
@@ -227,6 +228,7 @@ def _clean(ctx: Context, span: tuple[int, int] | None) -> str | None:
         _keyword_swapped,
         _reader_motion,
         _compound_pieces,
+        _repeated_modifier,
         _extra_identifier,
         _generic_lost,
         _light_noun_lost,
@@ -524,6 +526,45 @@ def _neighbours(part: Analysis, first: str, second: str) -> bool:
             if a < b or any(tokens[i] in RELATIONS for i in range(low + 1, high)):
                 return True
     return False
+
+
+def _repeated_modifier(ctx: Context, _span: tuple[int, int] | None) -> str | None:
+    """Name a rule word said once more, before a rule noun the rule leaves bare.
+
+    "EU data must not leave the EU" for "Data must not leave the EU": the rule's place
+    said again before its subject picks a kind of data (only data from the EU is kept
+    in), as "Store eu-west-1 data only in eu-west-1" does; whichever of the two the
+    alignment took, one is extra. A word the rule has as often, or has before that same
+    noun ("customer data"), is the rule's own.
+    """
+    part, win = ctx.part.analysis, ctx.win
+    said = Counter(key for key in part.keys if key is not None)
+    region = ctx.region_tokens
+    found = Counter(win.keys[i] for i in region if win.keys[i] is not None)
+    nouns = {position: index for index, position in ctx.al.matches.items()}
+    for position in region:
+        key = win.keys[position]
+        if key is None or found[key] <= said[key] or not said[key]:
+            continue
+        if not _rule_word_beside(ctx, position, position + 1):
+            continue
+        if key in (win.keys[position - 1] if position else None, win.keys[position + 1]):
+            continue  # "live production database": two words of one key are one phrase
+        noun = nouns[position + 1]
+        if noun == 0 or part.keys[noun - 1] != key:
+            return f"{win.tokens[position]!r} said again before {win.tokens[position + 1]!r}"
+    # A value of the rule said again the same way ("EU data ... the EU": a region value).
+    values = [v for v in win.values if win.clauses[v.start] in ctx.al.region]
+    for value in values:
+        own = [v for v in part.values if values_equal(v, value)]
+        if not own or sum(1 for v in values if values_equal(v, value)) <= len(own):
+            continue
+        if not _rule_word_beside(ctx, value.start, value.end):
+            continue
+        noun = nouns[value.end]
+        if not any(v.end == noun for v in own):
+            return f"{value.surface!r} said again before {win.tokens[value.end]!r}"
+    return None
 
 
 def _extra_identifier(ctx: Context, _span: tuple[int, int] | None) -> str | None:

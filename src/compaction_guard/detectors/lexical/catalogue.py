@@ -475,7 +475,7 @@ RULES: tuple[Rule, ...] = (
         "later_permission",
         {_C, _W},
         world._permission,
-        "A permission for what the rule forbids or to act against it ('exceeding it is fine').",
+        "A permission for what the rule forbids or to act against it ('exceeding it is fine'), or to reach a new value of its slot next to the copy ('we may go to $1,200').",
         "contradicted/issue_9_copy_then_permission_to_exceed",
     ),
     _r(
@@ -498,6 +498,13 @@ RULES: tuple[Rule, ...] = (
         world._remote_departure,
         "An anaphor is the rule's past every sentence that offers it no nearer antecedent (no value, force or rule noun: 'Lunch was ordered.'), after any mention and with no cap; what it departs with there, or a bare 'it's fine' next to a mention, is unverifiable.",
         "unverifiable/anaphor_reach_permission_past_an_unrelated_sentence",
+    ),
+    _r(
+        "slot_drift",
+        {_W},
+        world._slot_drift,
+        "The rule's value permitted to move ('The range may drift at night', 'it can slip', 'some drift is acceptable'), named by an anaphor, a slot noun next to the copy or the rule's subject; 'within the range', a denial or a drift reported restate it.",
+        "weakened/slot_drift_range_may_drift",
     ),
     _r(
         "unit_permission",
@@ -524,7 +531,7 @@ RULES: tuple[Rule, ...] = (
         "later_change",
         {_M},
         world._change,
-        "A change verb with the rule's subject and a new value or a relative change ('doubled it').",
+        "A change verb with the rule's subject and a new value or a relative change ('doubled it'), or opening the copy's own remark ('(lowered to $600 soon)').",
         "mutated/issue_9_copy_then_parenthetical_raise",
     ),
     _r(
@@ -552,7 +559,7 @@ RULES: tuple[Rule, ...] = (
         "appended_alternative",
         {_W},
         world.residue_departure,
-        "Text appended inside the copy's clause widens it ('or /tmp', 'or equivalent', ', except ...', 'and dollars' after 'in euros'); an appended scope ('(for admins)', ', per token') abstains.",
+        "Text appended inside the copy's clause widens it ('or /tmp', 'or equivalent', ', except ...', 'and dollars' after 'in euros'); an appended scope ('(for admins)', ', per token', 'for staging only' anywhere in its remark) abstains.",
         "weakened/issue_9_appended_alternative_path",
     ),
     # Verdicts without a restatement.

@@ -830,6 +830,9 @@ def _permit_kind(r: _Read) -> Kind:
 
 def _value_permitted(r: _Read, permits: Sequence[int]) -> Departure | None:
     """Find "Under 40 MB is acceptable" right after "Keep request bodies under 2 MB"."""
+    reached = _permitted_reach(r, permits)
+    if reached is not None:
+        return reached
     if _reported(r.st.tokens):
         return None
     accepting = [p for p in permits if r.st.tokens[p] in _ACCEPTING]
@@ -845,6 +848,42 @@ def _value_permitted(r: _Read, permits: Sequence[int]) -> Departure | None:
     if any(_near(r.st, other, p) for p in accepting):
         return _hit("later_permission", None, "another value of the rule's unit is permitted", r.st)
     return None
+
+
+def _permitted_reach(r: _Read, permits: Sequence[int]) -> Departure | None:
+    """Find "we may go to $1,200" next to a copy of "under $900": a new value permitted.
+
+    A modal of permission and a verb of reaching ("go", "reach", "rise", "spend") lead
+    to a new value of the rule's dimension in its clause, with no word of measurement
+    between them: so a reading before it ("though currently at $412.50 we may go to
+    $1,200") reports the world, and the permission still departs from the rule.
+    """
+    if not (r.st.attached or r.st.implicit):
+        return None
+    tokens, clauses = r.st.tokens, r.st.clauses
+    for permit in permits:
+        if tokens[permit] not in _MODALS:
+            continue
+        verb = next((i for i in range(permit + 1, min(permit + 3, len(tokens)))
+                     if tokens[i] not in _FILLERS), None)
+        if verb is None or tokens[verb] not in _REACHING:
+            continue
+        for value in r.st.values:
+            gap = tokens[verb + 1 : value.start]
+            if value.start <= verb or len(gap) > _LEAD_WORDS or not _new_value(r.part, value):
+                continue
+            if clauses and clauses[value.start] != clauses[permit]:
+                continue
+            if _STATE.isdisjoint(gap) and _NEGATORS.isdisjoint(gap):
+                why = f"{value.surface} is permitted"
+                return _hit("later_permission", _permit_kind(r), why, r.st)
+    return None
+
+
+_MODALS = _words("may can")
+_FILLERS = _words("also still even then now safely")
+# Verbs of reaching a level: "may go to", "can reach", "may rise to", "can spend up to".
+_REACHING = _words("go reach rise climb run spend stretch extend hit exceed")
 
 
 def _measured(value: Value) -> bool:
@@ -1187,6 +1226,60 @@ def _other_choice(r: _Read) -> Departure | None:
     return None
 
 
+def _slot_drift(r: _Read) -> Departure | None:
+    """Find the rule's value permitted to drift ("The range may drift at night").
+
+    After "Keep the server room between 18 and 24 degrees Celsius", a permission for the
+    rule's slot (an anaphor, a slot noun such as "range", "band" or "cap" next to the copy,
+    or the rule's own subject) to drift, vary, slip or flex loosens the bound: weakened.
+    "may drift within the range", "must not drift" restate it.
+    """
+    if not r.part.analysis.values or r.words.isdisjoint(_DRIFT):
+        return None
+    tokens, clauses = r.st.tokens, r.st.clauses
+    near_copy = r.st.attached or r.st.implicit
+    slots = [i for i, t in enumerate(tokens) if near_copy and stem(t) in _DRIFT_SLOTS]
+    subjects = [*r.refs, *r.mentions, *slots]
+    accepting = [i for i in r.st.permits if tokens[i] in _ACCEPTING]
+    for at, token in enumerate(tokens):
+        if token not in _DRIFT:
+            continue
+        clause = _permission_clause(tokens, clauses, at)
+        if restating(tokens, clause) or any(tokens[i] in _INSIDE_WORDS for i in clause):
+            continue
+        # "may drift", "is allowed to slip": the permission stands right before the verb.
+        granted = [p for p in r.st.permits if p in clause and 0 < at - p <= _LEAD_WORDS]
+        if not granted and token in _DRIFT_NOUNS:
+            # "some drift is acceptable": the noun, with an adjective of permission
+            granted = [p for p in accepting if p in clause and p > at]
+            named = near_copy or _near(r.st, subjects, at)
+        else:
+            named = _near(r.st, subjects, at) or (r.st.implicit and at <= _LEAD_WORDS + 1)
+        if granted and named:
+            why = f"{token!r}: the rule's value is permitted to move"
+            return _hit("slot_drift", Kind.WEAKENED, why, r.st)
+    return None
+
+
+# Verbs (and nouns) of a value moving off its mark: "may drift", "can slip", "some drift".
+_DRIFT_NOUNS = _words("drift deviation deviations fluctuation fluctuations variance slippage")
+_DRIFT = _DRIFT_NOUNS | _words(
+    """
+    drift drifts drifting vary varies varying fluctuate fluctuates fluctuating flex flexes
+    slip slips slide slides wander wanders creep creeps float floats swing swings deviate
+    deviates stray strays
+    """,
+)
+_DRIFT_SLOTS = frozenset(
+    stem(w)
+    for w in (
+        *("range", "band", "window", "target", "threshold", "bound", "bounds", "cap"),
+        *("limit", "ceiling", "floor", "maximum", "minimum", "quota", "budget"),
+    )
+)
+_INSIDE_WORDS = _words("within inside between")
+
+
 def _unit_permission(r: _Read) -> Departure | None:
     """Find another unit of the rule's slot permitted ("US invoices are fine in dollars").
 
@@ -1319,7 +1412,28 @@ def _change(r: _Read) -> Departure | None:
             return _hit("later_change", Kind.MUTATED, f"{token!r} changes the rule's value", r.st)
         if _near(r.st, r.refs, position):
             return _hit("later_change", None, f"{token!r} changes the rule", r.st)
-    return _target_changed(r)
+    return _implicit_change(r) or _target_changed(r)
+
+
+def _implicit_change(r: _Read) -> Departure | None:
+    """Find a change that opens the rest of the copy's own sentence ("(lowered to $600 soon)").
+
+    Right after a copy, a change verb among the first words has the copy as its subject,
+    as "it" would: with a new value of the rule's dimension (or "doubled") the value
+    changed; without one the rule changed in a way the tier cannot name. A measurement
+    ("(spend increased to $412)") reports the world and is left to the other readers.
+    """
+    if not r.st.implicit or not _STATE.isdisjoint(r.words):
+        return None
+    tokens = r.st.tokens
+    for position, token in enumerate(tokens[: _LEAD_WORDS + 1]):
+        if token not in _CHANGE or stem(token) in r.own or _negated_at(tokens, position):
+            continue
+        new = [v for v in r.st.values if v.start > position and _new_value(r.part, v)]
+        if new or token in _RELATIVE:
+            return _hit("later_change", Kind.MUTATED, f"{token!r} changes the copy's value", r.st)
+        return _hit("later_change", None, f"{token!r} changes the copy", r.st)
+    return None
 
 
 def _target_changed(r: _Read) -> Departure | None:
@@ -1442,6 +1556,7 @@ _READERS = (
     _change,
     _value,
     _slot_permission,
+    _slot_drift,
     _unit_permission,
     _other_choice,
 )
@@ -1493,6 +1608,7 @@ TRIGGERS: dict[Reader, Trigger] = {
     _change: lambda st: not _CHANGE.isdisjoint(st.words),
     _value: lambda st: bool(st.values) and (not _reported(st.tokens) or _value_before_noun(st)),
     _slot_permission: lambda st: not _SLOT_PERMITS_OR_EXEMPT.isdisjoint(st.words),
+    _slot_drift: lambda st: bool(st.permits) and not _DRIFT.isdisjoint(st.words),
     _unit_permission: _permission_trigger,
     _other_choice: lambda st: _may_name_a_choice(st.tokens),
 }
@@ -1752,7 +1868,7 @@ def residue_departure(  # noqa: PLR0911 (one return per kind of residue)
     values = extract_values(tokens)
     statement = Statement(tokens, values, text, attached=True, implicit=True, clauses=numbers)
     found = departure_in_clause(part, statement)
-    if found is None and _appended_scope(part, tokens):
+    if found is None and (_appended_scope(part, tokens) or _exclusive_scope(part, tokens)):
         # "(for admins)", ", per token", "(in prod)": a scope the tier cannot weigh
         return Departure(None, "appended_alternative", f"{first!r} may narrow the copy", text)
     return found
@@ -1808,6 +1924,30 @@ def _appended_scope(part: Part, tokens: Sequence[str]) -> bool:
     return any(t not in own for t in content)
 
 
+def _exclusive_scope(part: Part, tokens: Sequence[str]) -> bool:
+    """Tell whether the words after a copy hold an exclusive scope ("for staging only").
+
+    "(currently at $412.50 for staging only)", "..., only in prod": wherever it stands in
+    the remark, "only" with a scoping word and a word the rule lacks may hold the copy to
+    those cases. "only run read queries", "only by name" restate how the rule is kept.
+    """
+    own = _part_stems(part)
+
+    def foreign(token: str) -> bool:
+        return token.isalpha() and token not in STOPWORDS and stem(token) not in own
+
+    for at, token in enumerate(tokens):
+        if token not in _EXCLUSIVE_WORDS:
+            continue
+        before, after = tokens[max(0, at - 2) : at], tokens[at + 1 : at + 3]
+        if len(before) == 2 and before[0] in _SCOPERS and foreign(before[1]):  # noqa: PLR2004
+            return True  # "for staging only"
+        if len(after) == 2 and after[0] in _SCOPERS and foreign(after[1]):  # noqa: PLR2004
+            return True  # "only in prod"
+    return False
+
+
+_EXCLUSIVE_WORDS = _words("only solely exclusively just")
 _LEAD_WORDS = 3  # words after a copy before an alternative still joins it
 _REMARK_SCOPERS = _words("per for in on during when if while within unless only")
 _WHOLE = frozenset({("in", "total"), ("in", "all"), ("in", "full")})  # the whole, no scope

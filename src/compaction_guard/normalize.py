@@ -102,9 +102,23 @@ def mask_emphasis(text: str) -> str:
     `**rule**` is the rule: the markers are formatting, and left in place they hide a
     sentence end (`ms.** Next`) and glue to words (`__never`). Offsets stay valid.
     """
-    if "*" not in text and "_" not in text and "`" not in text:
+    if "*" not in text and "`" not in text and not _may_open_underscore(text):
         return text
     return _EMPHASIS.sub(_blank_markers, text)
+
+
+def _may_open_underscore(text: str) -> bool:
+    """Tell whether an underscore could open emphasis: one not right after a word character.
+
+    `orders_prod` and `api/client_12.py` hold none; the pattern's scan of every position
+    of a long text is spared when no marker could start a match.
+    """
+    at = text.find("_")
+    while at >= 0:
+        if at == 0 or not (text[at - 1].isalnum() or text[at - 1] in "_*"):
+            return True
+        at = text.find("_", at + 1)
+    return False
 
 
 def _blank_markers(match: re.Match[str]) -> str:

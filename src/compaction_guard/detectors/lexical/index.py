@@ -217,14 +217,16 @@ class ViewIndex:
         return len(self.sentences) - 1
 
     def candidates(self, keys: frozenset[str], probes: Sequence[str]) -> dict[int, int]:
-        """Return {sentence id: score} for sentences sharing any of `keys`.
+        """Return {sentence id: score} for sentences sharing any scoring key of `keys`.
 
         A shared identifier scores 2, any other shared key 1 (an identifier part, which
-        finds edited names, also 1).
+        finds edited names, also 1); a sentence sharing only keys that score 0 is left out.
         """
         shared: dict[int, int] = {}
         for key in keys:
             weight = key_weight(key)
+            if not weight:
+                continue  # "some number" finds every sentence with one and scores nothing
             for sid in self._postings.get(key, ()):
                 shared[sid] = shared.get(sid, 0) + weight
         for area in self._probe_areas:
@@ -235,7 +237,10 @@ class ViewIndex:
         return shared
 
     def sharing(self, keys: frozenset[str], probes: Sequence[str]) -> set[int]:
-        """Return the ids `candidates` would score, without scoring them."""
+        """Return the ids of the sentences sharing any of `keys`, without scoring them.
+
+        In a probed (large) site, only sentences sharing a scoring key count.
+        """
         postings = self._postings
         found: set[int] = set()
         for key in keys:

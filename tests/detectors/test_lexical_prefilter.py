@@ -1,8 +1,9 @@
 """The closed world's prefilter is exact: it skips only statements no reader can depart on.
 
 Each departure reader of `world.py` declares a trigger in `world.TRIGGERS`, a test of the
-statement alone; before them, `_may_depart` skips a sentence with no word any departure
-needs. These tests read statements with both prefilters and without them
+statement alone, and may declare its applicability in `world.APPLIES`, a test of the
+constraint part alone; before them, `_may_depart` skips a sentence with no word any
+departure needs. These tests read statements with both prefilters and without them
 (`world.unfiltered()`) and require the same answer: on every verdict fixture, on every
 sentence of every fixture against its own constraint, and on random statements made of
 the words the readers look for.
@@ -50,11 +51,13 @@ def _texts(case: dict[str, object]) -> list[str]:
 
 
 def _disagreements(part: Part, statement: Statement) -> list[str]:
-    """Readers whose trigger rejects `statement` though they find a departure in it."""
+    """Readers whose trigger rejects `statement`, or whose applicability rejects `part`,
+    though they find a departure in it."""
     wrong = []
     for reader in world._READERS:
         trigger = world.TRIGGERS.get(reader)
-        if trigger is None or trigger(statement):
+        applies = world.APPLIES.get(reader)
+        if (trigger is None or trigger(statement)) and (applies is None or applies(part)):
             continue
         if world.departure_in_clause(part, statement, (reader,)) is not None:
             wrong.append(reader.__name__)
@@ -146,6 +149,16 @@ def test_unfiltered_really_switches_the_prefilter_off() -> None:
     with world.unfiltered():
         assert world.triggered(statement) == world._READERS
     assert world.triggered(statement) == ()
+
+
+def test_a_reader_that_needs_a_rule_value_skips_a_rule_without_one() -> None:
+    """Without this, the applicability checks above could pass by applying every reader."""
+    (part,) = parts_of("Never write to the orders_prod database.")
+    assert world._value not in world.applicable(part)
+    (valued,) = parts_of("Keep request bodies under 2 MB.")
+    assert world._value in world.applicable(valued)
+    with world.unfiltered():
+        assert world.applicable(part) == frozenset(world._READERS)
 
 
 def test_unfiltered_in_one_thread_leaves_another_threads_prefilter_on() -> None:

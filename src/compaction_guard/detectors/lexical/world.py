@@ -1635,11 +1635,32 @@ def triggered(statement: Statement) -> tuple[Reader, ...]:
     )
 
 
+# Each reader's applicability: a test of the constraint part alone (never of a statement)
+# that holds whenever the reader can find a departure from that part in any statement, so
+# a topic sentence whose triggered readers none apply is skipped for that part. Like a
+# trigger it must be a necessary condition (tests/detectors/test_lexical_prefilter.py
+# checks it the same way); a reader missing here applies to every part.
+APPLIES: dict[Reader, Callable[[Part], bool]] = {
+    _value: lambda part: bool(part.analysis.values),  # a new value needs one of the rule's
+    _extension: lambda part: "only" in part.analysis.tokens,
+    _other_choice: lambda part: "only" in part.analysis.tokens,
+    _scope: lambda part: "only" not in part.analysis.tokens,
+    _exception: lambda part: "except" not in part.analysis.tokens,
+}
+
+
+def applicable(part: Part) -> frozenset[Reader]:
+    """Return the readers that may find a departure from `part` in some statement."""
+    if not _PREFILTER.get():
+        return frozenset(_READERS)
+    return frozenset(r for r in _READERS if (test := APPLIES.get(r)) is None or test(part))
+
+
 @contextlib.contextmanager
 def unfiltered() -> Iterator[None]:
     """Read every statement with every reader inside the block (the prefilter's reference).
 
-    Both prefilters are off: `_may_depart` and the readers' triggers.
+    Every prefilter is off: `_may_depart`, the readers' triggers and their applicability.
     """
     token = _PREFILTER.set(False)
     try:
@@ -2072,9 +2093,11 @@ def _topic_departure(
     `unnamed` is a departure already found that the tier cannot name; a named one wins.
     """
     topics = _topics_of(index)
+    applying = applicable(part)
     for sid, attached in topic_sentences(part, index, skip):
         topic = topics.get(sid) or topics.read(sid)
-        if not topic.readers:
+        readers = tuple(r for r in topic.readers if r in applying)
+        if not readers:
             unnamed = unnamed or _bare_departure(index, sid, attached=attached)
             continue
         # A cell of the copy's table row, or a bracketed remark right after it on its line,
@@ -2082,7 +2105,7 @@ def _topic_departure(
         row = index.sentences[sid].text.startswith(("|", "("))
         implicit = attached and row and any(index.same_line(sid, s) for s in skip)
         statement = topic.statement(attached=attached, implicit=implicit)
-        found = departure_in_clause(part, statement, topic.readers)
+        found = departure_in_clause(part, statement, readers)
         if found is not None and found.kind is not None:
             return found
         unnamed = unnamed or found or _bare_departure(index, sid, attached=attached)

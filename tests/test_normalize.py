@@ -207,3 +207,17 @@ def test_words_split_at_every_joiner_and_keep_case() -> None:
     text = "Pin v2.3.1 for EU-only K8s_pods, $500."
     assert words(text) == ["Pin", "v2", "3", "1", "for", "EU", "only", "K8s", "pods", "500"]
     assert tokenize(detection_form(text)) != [w.casefold() for w in words(text)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "eu-west-1 costs $1,200.50 at 09:00 (--force, ~/.ssh, ./run.sh, .env)",
+        "v2.3.1 of orders_prod_archive: 10.0.0.0/8, 99.5% and <= 4 #deploys",
+        "c++ and x+ on 1,000,0000 or 12,345.",
+    ],
+)
+def test_tokenize_reads_plain_text_alike_beside_a_url_or_an_email(text: str) -> None:
+    """Text with no URL or email is read by a shorter pattern; the tokens must not change."""
+    assert tokenize(f"{text} ops@acme.io") == [*tokenize(text), "ops@acme.io"]
+    assert tokenize(f"{text} https://acme.io/x") == [*tokenize(text), "https://acme.io/x"]

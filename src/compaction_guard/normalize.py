@@ -42,18 +42,24 @@ _FOLD = str.maketrans(
 # One token: a URL, an email, or a word with value-bearing joiners inside it
 # ($1,200.50, eu-west-1, orders_prod, v2.3.1, 10.0.0.0/8, 09:00) and its prefix
 # (--force, #channel, @user, ~/.ssh, ./run.sh, .env). Thousands commas join digits only.
-_TOKEN = re.compile(
-    r"""
-    [a-z][a-z0-9+.-]{0,15}://[^\s<>"'`]*[^\s<>"'`.,;:!?)\]]
-    | [\w.+-]+@\w[\w-]*(?:\.\w[\w-]*)+
-    | (?:--?|[#@]|~?/\.?|\.{1,2}/|\.(?=\w))?
+_WORD_PATTERN = r"""
+    (?:--?|[#@]|~?/\.?|\.{1,2}/|\.(?=\w))?
       [$\u20ac\u00a3\u00a5]?\w+
       (?:(?:[._/:@+'-]|,(?=\d{3}(?!\d)))\w+)*
       (?:%|\+\+?)?
     | [<>]=?|[$\u20ac\u00a3\u00a5%~]
-    """,
+"""
+_TOKEN = re.compile(
+    r"""
+    [a-z][a-z0-9+.-]{0,15}://[^\s<>"'`]*[^\s<>"'`.,;:!?)\]]
+    | [\w.+-]+@\w[\w-]*(?:\.\w[\w-]*)+
+    | """
+    + _WORD_PATTERN,
     re.VERBOSE,
 )
+# The same without the URL and email alternatives, which need "://" or "@" to match: on
+# a text holding neither it finds the same tokens in less than half the time.
+_PLAIN_TOKEN = re.compile(_WORD_PATTERN, re.VERBOSE)
 
 _LIST_MARKER = re.compile(r"^\s*(?:[-*\u2022+>]+|\d{1,3}[.)]|[a-z][.)]|#{1,6})\s+")
 _ALNUM = re.compile(r"[^\W_]")
@@ -240,6 +246,8 @@ def tokenize(text: str) -> list[str]:
     `--force-with-lease` are single tokens, so they never equal `orders_prod`, `.env`
     or `--force`.
     """
+    if "@" not in text and "://" not in text:
+        return _PLAIN_TOKEN.findall(text)
     return _TOKEN.findall(text)
 
 

@@ -249,6 +249,7 @@ _MIN_PART = 3
 
 
 @functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=65536)
 def is_identifier(token: str) -> bool:
     """Return True for a name compared whole: snake_case, dotted, path, flag, email, URL.
 

@@ -23,6 +23,7 @@ from compaction_guard.detectors.lexical import (
     context,
     damage,
     detector,
+    modality,
     mutation,
     rules,
     world,
@@ -377,6 +378,13 @@ RULES: tuple[Rule, ...] = (
         acts.equivalent_acts,
         "Equivalence: turning something away, 'reject', 'refuse', 'deny', with a rule word of the object in the verb's clause.",
         "paraphrased/act_refuse_passive",
+    ),
+    _r(
+        "bound_named_back",
+        set(),
+        modality._value_named_back,
+        "Equivalence: a bound word followed by an anaphor for a value said before it in the sentence ('4 g per day; never suggest more than that') bounds that value, so a negation turns it ('never fewer than that' is at least) and a cap said as a floor is seen.",
+        "contradicted/bound_named_back_cap_turned_into_a_floor",
     ),
     _r(
         "range_pair",

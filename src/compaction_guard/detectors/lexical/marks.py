@@ -27,14 +27,14 @@ _BOUND_REACH = 3
 _PERMISSION_REACH = 5
 
 
-def find_modality(tokens: Sequence[str]) -> tuple[Mark, ...]:
+def find_modality(tokens: Sequence[str], *, named_back: bool = True) -> tuple[Mark, ...]:
     """Return the modality marks in `tokens`, each read with its neighbours.
 
     Phrases are matched longest first (see `match_phrases`); then a negation before a
     permission or a bound, a holding verb before "from", "zero" before a noun and an
     allowlist participle are read for what they say together.
     """
-    marks = match_phrases(tokens)
+    marks = match_phrases(tokens, named_back=named_back)
     marks = _allowlists(
         tokens,
         _moving_bounds(_zero_negations(tokens, _kept_out(tokens, _kept_from(tokens, marks)))),

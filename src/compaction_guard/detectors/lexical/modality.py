@@ -303,11 +303,12 @@ _FREE = _index(_PHRASES)
 _BOUND = _index(_VALUE_BOUND)
 
 
-def match_phrases(tokens: Sequence[str]) -> list[Mark]:
+def match_phrases(tokens: Sequence[str], *, named_back: bool = True) -> list[Mark]:
     """Return the phrase marks in `tokens`, longest phrase first, without overlaps.
 
     Value-bound relations (`under`, `over`, `about`) count only when a number, money or
-    date follows within three tokens.
+    date follows within three tokens, or (`named_back`, the catalogue's
+    `lexical.bound_named_back`) an anaphor pointing back at a value ("more than that").
     """
     marks: list[Mark] = []
     i = 0
@@ -316,7 +317,10 @@ def match_phrases(tokens: Sequence[str]) -> list[Mark]:
         hit = _match(_FREE, tokens, i)
         bound = _match(_BOUND, tokens, i)
         longer = bound is not None and (hit is None or len(bound[0]) > len(hit[0]))
-        if longer and value_follows(tokens, i + len(bound[0])):  # type: ignore[index]
+        if longer and (
+            value_follows(tokens, i + len(bound[0]))  # type: ignore[index]
+            or (named_back and _value_named_back(tokens, i, i + len(bound[0])))  # type: ignore[index]
+        ):
             hit = bound
         elif hit is None and bound is not None and bound[0] in _CLOSING_APPROX and i + 1 == count:
             hit = (bound[0], _M.HEDGE)  # ", approximately." loosens what came before
@@ -344,6 +348,23 @@ def _match(
         if window[: len(words)] == words:
             return words, modality
     return None
+
+
+def _value_named_back(tokens: Sequence[str], start: int, end: int) -> bool:
+    """Tell whether a bound word points back at a value said before it ("more than that").
+
+    "Max dose is 4 g per day; never suggest more than that": the anaphor right after the
+    bound word is the value earlier in the sentence, so the words are a bound on it.
+    """
+    if end >= len(tokens) or tokens[end] not in _VALUE_ANAPHORS:
+        return False
+    if end + 1 < len(tokens) and tokens[end + 1].isalpha() and tokens[end + 1] not in _CLOSERS:
+        return False  # "more than that many": "that" opens a phrase of its own
+    return any(value_follows(tokens[:start], i) for i in range(start))
+
+
+_VALUE_ANAPHORS = frozenset({"that", "this", "it"})
+_CLOSERS = frozenset({"and", "or", "but", "either", "again", "ever", "per"})
 
 
 def value_follows(tokens: Sequence[str], start: int) -> bool:

@@ -32,6 +32,7 @@ from compaction_guard.detectors.lexical.lexicon import (
 )
 from compaction_guard.detectors.lexical.marks import find_modality
 from compaction_guard.detectors.lexical.modality import Mark, Modality
+from compaction_guard.detectors.lexical.switches import is_on
 from compaction_guard.normalize import detection_form, stem, tokenize
 
 __all__ = [
@@ -150,13 +151,18 @@ def read_words(text: str) -> Wording:
     return Wording(text, tuple(tokens), tuple(clauses), values, tuple(rates))
 
 
-@functools.lru_cache(maxsize=16384)
 def analyse(text: str) -> Analysis:
     """Analyse one whitespace-folded, detection-form text."""
+    return _analyse(text, named_back=is_on("bound_named_back"))
+
+
+@functools.lru_cache(maxsize=16384)
+def _analyse(text: str, *, named_back: bool) -> Analysis:
+    """Analyse a text; the reading a switch changes is part of the cache key."""
     wording = read_words(text)
     tokens, clauses = list(wording.tokens), list(wording.clauses)
     values, rates = wording.values, wording.rates
-    raw_marks = find_modality(tokens)
+    raw_marks = find_modality(tokens, named_back=named_back)
     frames = find_frames(text, tokens, raw_marks, clauses)
     marks = reframe(raw_marks, frames)
     keys: list[str | None] = [token_key(token) for token in tokens]

@@ -270,7 +270,7 @@ RULES: tuple[Rule, ...] = (
         "label_qualifier",
         set(),
         rules._label_qualifier,
-        "A word the rule lacks fastened before a rule word in a leading label ('Median API response time:', 'Enterprise customer data:') qualifies the copy under it.",
+        "A word the rule lacks fastened before a rule word in a leading label ('Median API response time:', 'Enterprise customer data:') qualifies the copy under it; so does a label word that may scope it, an environment, a kind of people, a day, time or region, or 'per'/'each' before a bare word ('Staging:', 'Rate per user:'); a topic name ('Git:') or who set the rule ('Rule from the user:') does not.",
         "unverifiable/probe_label_modifier_before_a_rule_noun",
     ),
     _r(
@@ -553,7 +553,7 @@ RULES: tuple[Rule, ...] = (
         "suspending_heading",
         {_C, _W},
         world.framing,
-        "A heading over the copy, or a short label or bracketed remark on it, disowns it (superseded, 'Rejected:') or makes it optional (nice-to-haves, '(negotiable)'); 'Draft:', '(to be confirmed)' abstain.",
+        "A heading over the copy, or a short label or bracketed remark on it, disowns it (superseded, 'Rejected:') or makes it optional (nice-to-haves, '(negotiable)'); 'Draft:', '(to be confirmed)' and a heading that may scope the list ('## Staging') abstain.",
         "contradicted/issue_9_heading_disowns_the_list",
     ),
     _r(

@@ -36,6 +36,7 @@ from compaction_guard.detectors.lexical.damage import (
     polarity,
     unsure_extension,
 )
+from compaction_guard.detectors.lexical.label import label_scope
 from compaction_guard.detectors.lexical.lexicon import (
     GENERIC,
     LIGHT_NOUNS,
@@ -949,7 +950,7 @@ def _label_qualifier(ctx: Context, _span: tuple[int, int] | None) -> str | None:
             continue
         if following in family and not is_name(win.tokens[index]):
             return f"the label's {win.tokens[index]!r} qualifies the rule's words"
-    return None
+    return label_scope(ctx.part, win, width)
 
 
 # A leading label: a short stretch before the first ": " with no sentence break in it.

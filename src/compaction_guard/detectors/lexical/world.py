@@ -21,6 +21,7 @@ from compaction_guard.detectors.lexical.acts import BY_NAME as ACT_CLASSES
 from compaction_guard.detectors.lexical.acts import act_sites
 from compaction_guard.detectors.lexical.frame import bare_words
 from compaction_guard.detectors.lexical.index import NUMBER, lookup_keys
+from compaction_guard.detectors.lexical.label import label_scope
 from compaction_guard.detectors.lexical.lexicon import GENERIC, RULE_NOUNS, STOPWORDS
 from compaction_guard.detectors.lexical.modality import NEGATIVE, Modality
 from compaction_guard.detectors.lexical.slot import (
@@ -1683,13 +1684,18 @@ def framing(
 
     "## Superseded constraints" or "Rules from the old repo (not used here)" disown the
     list under them; "Nice-to-haves" makes it optional; "We used to require that",
-    "Initially," and "Last year's policy stated that" put the copy in the past.
+    "Initially," and "Last year's policy stated that" put the copy in the past; "## Staging"
+    may hold it to some cases, as the label "Staging:" would (`label.label_scope`).
     """
     if heading is not None:
         words, _ = _expand(heading.tokens)
         found = _standing(part, words, heading.text)
         if found is not None:
             return found
+        scope = label_scope(part, heading, len(heading.tokens))
+        if scope is not None:
+            why = f"a heading may scope the list: {scope}"
+            return Departure(None, "suspending_heading", why, heading.text)
     return _attribution(part, before)
 
 

@@ -387,6 +387,13 @@ RULES: tuple[Rule, ...] = (
         "contradicted/bound_named_back_cap_turned_into_a_floor",
     ),
     _r(
+        "distributed_rate",
+        set(),
+        mutation.distributed_rate,
+        "Equivalence: a value of two rates ('2 night shifts per nurse per week', read with its first) said with its second rate and the first one's noun after 'each', 'every', 'per' or 'no' ('each nurse ... two night shifts per week') is no changed or vanished value; it never certifies.",
+        "unverifiable/distributed_rate_each_with_the_second_rate",
+    ),
+    _r(
         "range_pair",
         set(),
         context._ranged,

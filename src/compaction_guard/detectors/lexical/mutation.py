@@ -9,7 +9,14 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from compaction_guard.anchors import are_siblings, comparable, period_words, singular, values_equal
+from compaction_guard.anchors import (
+    are_siblings,
+    comparable,
+    extract_values,
+    period_words,
+    singular,
+    values_equal,
+)
 from compaction_guard.detectors.lexical.context import (
     MAX_GAP,
     STRONG_COVERAGE,
@@ -19,13 +26,14 @@ from compaction_guard.detectors.lexical.context import (
     names_in,
 )
 from compaction_guard.detectors.lexical.lexicon import RELATIONS, STOPWORDS
+from compaction_guard.detectors.lexical.switches import is_on
 from compaction_guard.taxonomy import Kind
 
 if TYPE_CHECKING:
     from compaction_guard.anchors import Value
     from compaction_guard.detectors.lexical.text import Analysis
 
-__all__ = ["anchor_diff", "changed_identifier", "rated_period", "restates"]
+__all__ = ["anchor_diff", "changed_identifier", "distributed_rate", "rated_period", "restates"]
 
 _SLOT_REACH = 6
 
@@ -57,6 +65,7 @@ def _changed_value(ctx: Context) -> Reading | None:
             if comparable(wanted, found)
             and not any(values_equal(c, found) for c in c_values)
             and not rated_period(ctx, wanted, found)
+            and not distributed_rate(ctx, wanted, found)
         ]
         for found in rivals:
             if loose and not _same_frame(ctx, wanted, found):
@@ -80,6 +89,34 @@ def rated_period(ctx: Context, wanted: Value, found: Value) -> bool:
         return False
     rated, plain = (found, ctx.part.analysis) if found.per else (wanted, ctx.win)
     return bool(period_words(rated.per) & {singular(t) for t in plain.tokens})
+
+
+def distributed_rate(ctx: Context, wanted: Value, found: Value) -> bool:
+    """Tell whether a value of two rates is said with one rate and the other distributed.
+
+    "2 night shifts per nurse per week" is read as "2 night shifts per nurse" (one rate
+    per value); "each nurse gets at most two night shifts per week" says the same with the
+    nurse distributed by "each". The found value must be the rule's with its second rate,
+    and the first rate's noun must follow a distributive word in the window ("each",
+    "every", "per", "no"). Not a changed value, nor the same one: it never certifies.
+    """
+    if not is_on("distributed_rate") or not (wanted.per and found.per) or wanted.per == found.per:
+        return False
+    tokens = ctx.part.analysis.tokens
+    end = wanted.end
+    if end < 2 or tokens[end - 2] != "per" or end + 1 >= len(tokens) or tokens[end] != "per":  # noqa: PLR2004
+        return False
+    other = extract_values([*tokens[wanted.start : end - 2], *tokens[end : end + 2]])
+    if not other or not values_equal(other[0], found):
+        return False
+    noun = singular(tokens[end - 1])
+    win = ctx.win.tokens
+    return any(
+        win[i] in _DISTRIBUTIVE and singular(win[i + 1]) == noun for i in range(len(win) - 1)
+    )
+
+
+_DISTRIBUTIVE = frozenset({"each", "every", "per", "no", "any"})
 
 
 def _same_frame(ctx: Context, wanted: Value, found: Value) -> bool:

@@ -50,6 +50,7 @@ from compaction_guard.detectors.lexical.modality import NEGATIVE, STRONG, Modali
 from compaction_guard.detectors.lexical.mutation import (
     anchor_diff,
     changed_identifier,
+    distributed_rate,
     rated_period,
 )
 from compaction_guard.detectors.lexical.restate import pieces
@@ -1162,7 +1163,12 @@ def _directions(words: set[str]) -> set[str]:
 
 def _absence(ctx: Context) -> Reading:
     """Something the part binds is missing: a value, an identifier, or its force."""
-    missing = [v.surface for v in missing_values(ctx)]
+    # "each nurse ... two night shifts per week" for "2 ... per nurse per week": said, unread
+    missing = [
+        v.surface
+        for v in missing_values(ctx)
+        if not any(distributed_rate(ctx, v, f) for f in ctx.region_values)
+    ]
     ids = _missing_identifiers(ctx)
     lost = ctx.lost
     strong = ctx.al.coverage >= STRONG_COVERAGE and ctx.topical

@@ -92,6 +92,13 @@ RULES: tuple[Rule, ...] = (
         "mutated/bound_added_to_a_boundless_count_is_not_certified",
     ),
     _r(
+        "negations_dropped",
+        set(),
+        damage.negations_dropped,
+        "A doubly negated rule ('do not X without C') restated with no negation certifies only as an obligation whose object is its condition ('every DELETE must include a WHERE clause'); 'X must be done before C' keeps the count, not the meaning.",
+        "unverifiable/negations_dropped_obligation_to_act",
+    ),
+    _r(
         "values_differ",
         set(),
         rules._values_differ,
@@ -463,6 +470,27 @@ RULES: tuple[Rule, ...] = (
         damage.reports_world,
         "Abstention: a dated or past statement with no force word ('Processed 61 claims under $300 today', 'still has no cleanup job, so nothing is deleted yet'; 'has no' is an absence, not a ban) reports the world, not the rule: polarity and hedge abstain instead and no copy certifies. A force word beside the dating word ('still need') stays damage.",
         "unverifiable/world_report_still_has_no_cleanup",
+    ),
+    _r(
+        "requirement_wording",
+        set(),
+        damage._requirement_wording,
+        "Abstention: 'do not X unless/without C' and 'no X until C', 'may not X unless C', 'C has to hold for X' are one requirement counted apart ('without' is a negation, 'unless' is not); where polarity reads a reversal, the tier abstains and no copy certifies. An opener anywhere in the window or a bound turned stays damage.",
+        "unverifiable/requirement_wording_has_to_for",
+    ),
+    _r(
+        "split_prohibition",
+        set(),
+        damage._split_prohibition,
+        "Abstention: a prohibition said twice, once in each clause ('never go onto personal devices: no copying them to a laptop'), counts an even number of negations; each clause holding an odd number, polarity abstains and no copy certifies. A permission beside it stays damage.",
+        "unverifiable/split_prohibition_two_clauses",
+    ),
+    _r(
+        "only_writable",
+        set(),
+        damage._only_writable,
+        "Abstention: 'the only writable location is X' for an exclusive rule holds the write word to its one place; polarity's 'read-only became writable' abstains instead and no copy certifies. A write word not held by 'only' stays damage.",
+        "unverifiable/only_writable_restates_the_exclusive_half",
     ),
     # The closed world: other statements on the topic, and the copy's framing.
     _r(

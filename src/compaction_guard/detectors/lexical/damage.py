@@ -6,6 +6,7 @@ anchor_diff rule (mutated) lives in `mutation`.
 
 from __future__ import annotations
 
+import collections
 import itertools
 from typing import TYPE_CHECKING
 
@@ -29,13 +30,22 @@ from compaction_guard.taxonomy import Kind
 
 if TYPE_CHECKING:
     from collections import Counter
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from compaction_guard.detectors.lexical.align import Part
     from compaction_guard.detectors.lexical.modality import Mark
     from compaction_guard.detectors.lexical.text import Analysis
 
-__all__ = ["UNSURE", "hedge", "lifted", "modality_loss", "polarity", "unsure_extension"]
+__all__ = [
+    "UNSURE",
+    "hedge",
+    "lifted",
+    "modality_loss",
+    "negations_dropped",
+    "polarity",
+    "reports_world",
+    "unsure_extension",
+]
 
 _LOOSE_COVERAGE = 0.34
 _M = Modality
@@ -87,9 +97,190 @@ def polarity(ctx: Context) -> Reading | None:
             # A report may still carry another value of the rule: that is read as usual.
             changed = anchor_diff(ctx) if is_on("anchor_diff") else None
             return changed or _unsure(ctx, "world_report", f"a report of the world ({why})")
-        if why is not None:
-            return _contradicted(ctx, "polarity", why)
+        if why is None:
+            continue
+        unsure = _unsure_polarity(ctx, check)
+        if unsure is not None:
+            return _unsure(ctx, unsure, f"{why}, in a wording the tier cannot tell ({unsure})")
+        return _contradicted(ctx, "polarity", why)
     return None
+
+
+def _unsure_polarity(ctx: Context, check: Callable[[Context], str | None]) -> str | None:
+    """Name the abstention that explains a polarity reading away, or None."""
+    if check is _made_writable:
+        return "only_writable" if _only_writable(ctx) else None
+    if check is not _negated or ctx.bound_swap:
+        return None  # a bound turned as well is a reversal in any wording
+    if _requirement_wording(ctx):
+        return "requirement_wording"
+    if _split_prohibition(ctx):
+        return "split_prohibition"
+    return None
+
+
+# A permission, a lift or a softener beside a reading keeps it damage, whatever its wording.
+_OPENERS = (_M.ALLOW, _M.OPTIONAL, _M.LIFT, _M.LIFT_VERB, _M.EXTEND, _M.HEDGE, _M.SOFT_FORBID)
+_REQUIRING = frozenset({"unless", "until", "without", "before"})
+
+
+def _opened(ctx: Context) -> bool:
+    """Tell whether the window, anywhere in it, has an opener the rule lacks.
+
+    A permission word absorbed by a negation before it counts as one unless it is a modal:
+    "no data may be collected" forbids, "emailing without consent is acceptable" permits.
+    """
+    part = ctx.part.classes
+    win = ctx.win
+    found = collections.Counter(m.modality for m in win.marks)
+    found[_M.ALLOW] += sum(
+        1
+        for m in win.marks
+        if m.modality is _M.ABSORBED and win.tokens[m.start] not in _MODALS
+    )
+    return any(found[m] > part[m] for m in _OPENERS)
+
+
+_MODALS = frozenset({"may", "can", "could", "might", "shall", "must", "will"})
+
+
+def _requirement_wording(ctx: Context) -> bool:
+    """Tell whether rule and window both say "no X without C", in wordings counted apart.
+
+    "Do not merge unless coverage is 85%" and "coverage has to be 85% for a PR to be
+    merged"; "do not collect data without verified consent" and "no data may be collected
+    until consent is verified": a prohibition with a condition is a requirement, and
+    "without" counts as a negation where "unless" and "until" do not, so the polarity
+    count differs between faithful wordings. The tier cannot tell them from a reversal
+    that keeps the same words, so it abstains (`lexical.requirement_wording`). A
+    permission, lift or softener beside it, or a bound turned, stays damage.
+    """
+    if not is_on("requirement_wording") or _opened(ctx):
+        return False
+    part, w = ctx.part.classes, ctx.w_classes
+    if not (part[_M.FORBID] and (part[_M.CONDITION] or part[_M.NEGATION])):
+        return False
+    words = {ctx.win.tokens[i] for i in ctx.region_tokens}
+    if w[_M.FORBID] and (w[_M.CONDITION] or words & _REQUIRING):
+        return True
+    negatives = sum(w[m] for m in NEGATIVE)
+    if negatives or not w[_M.OBLIGE]:
+        return False
+    # "C has to hold for X" obliges the condition; "X must be done even when ..." the act.
+    acts = _act_keys(ctx.part)
+    win = ctx.win
+    region = set(ctx.al.region)
+    return not any(
+        _object_key(win, m.end) in acts
+        for m in win.marks
+        if m.modality is _M.OBLIGE and win.clauses[m.start] in region
+    )
+
+
+def _act_keys(part: Part) -> frozenset[str]:
+    """Return the content keys the rule's ban governs, before its condition ("deploy a service")."""
+    analysis = part.analysis
+    bans = [m for m in analysis.marks if m.modality is _M.FORBID]
+    if not bans:
+        return frozenset()
+    start = bans[0].end
+    limits = [m.start for m in analysis.marks if m.start >= start and m.modality in _LIMITS]
+    stop = min(limits, default=len(analysis.tokens))
+    return frozenset(k for k in analysis.keys[start:stop] if k is not None)
+
+
+_LIMITS = (_M.CONDITION, _M.NEGATION)
+
+
+def _split_prohibition(ctx: Context) -> bool:
+    """Tell whether the window states the prohibition twice, once in each of its clauses.
+
+    "Customer lists never leave for outside tools: no exporting them to any third-party
+    service": two bans in two clauses restate the rule twice; counted together their
+    negations cancel. Each clause with a ban must hold an odd number of negations. The
+    tier abstains (`lexical.split_prohibition`); a permission or lift beside it stays
+    damage.
+    """
+    if not is_on("split_prohibition") or ctx.part.parity != 1 or _opened(ctx):
+        return False
+    win = ctx.win
+    region = set(ctx.al.region)
+    counts: Counter[int] = collections.Counter()
+    for mark in win.marks:
+        clause = win.clauses[mark.start]
+        if mark.modality in NEGATIVE and clause in region:
+            counts[clause] += 1
+    return len(counts) >= 2 and all(n % 2 == 1 for n in counts.values())  # noqa: PLR2004
+
+
+def _only_writable(ctx: Context) -> bool:
+    """Tell whether the window's write word is the exclusive rule's one writable place.
+
+    "Only write under /srv/data; everything else is read-only" and "the only writable
+    location is /srv/data": "only" holds the write word, which restates the exclusive
+    half. The tier abstains (`lexical.only_writable`); a write word not held by "only"
+    makes the read-only rule writable.
+    """
+    if not is_on("only_writable") or not ctx.part.classes[_M.ONLY] or _opened(ctx):
+        return False
+    win = ctx.win
+    onlies = [m for m in win.marks if m.modality is _M.ONLY]
+    writes = [m for m in win.marks if m.modality is _M.WRITE]
+    return bool(writes) and all(any(_held_write(win, w, o) for o in onlies) for w in writes)
+
+
+def _held_write(win: Analysis, write: Mark, only: Mark) -> bool:
+    """Tell whether "only" holds the write word: right before it, in its clause."""
+    return 0 <= write.start - only.end <= 1 and win.clauses[write.start] == win.clauses[only.start]
+
+
+def negations_dropped(ctx: Context, _span: tuple[int, int] | None) -> str | None:
+    """Return why a window without negation cannot certify a doubly negated rule.
+
+    "Do not collect data without verified consent" counts two negations, as "data must
+    be collected before consent is verified" counts none: the polarity count agrees,
+    the meaning does not (a prohibition became an obligation to act). Only an obligation
+    whose object is the rule's condition restates it ("every DELETE must include a WHERE
+    clause", "collection requires verified consent"); any other such window never
+    certifies.
+    """
+    part = ctx.part.classes
+    if sum(part[m] for m in NEGATIVE) < 2 or not part[_M.FORBID]:  # noqa: PLR2004
+        return None
+    if any(ctx.w_classes[m] for m in NEGATIVE):
+        return None
+    wanted = _condition_keys(ctx.part)
+    win = ctx.win
+    region = set(ctx.al.region)
+    obliges = [m for m in win.marks if m.modality is _M.OBLIGE and win.clauses[m.start] in region]
+    if obliges and all(_object_key(win, m.end) in wanted for m in obliges):
+        return None
+    return "a doubly negated rule restated without negation"
+
+
+# Words between an obligation and its object: "must include a WHERE clause".
+_CARRIERS = frozenset(
+    {"a", "an", "the", "have", "has", "carry", "carries", "include", "includes", "contain"},
+)
+
+
+def _condition_keys(part: Part) -> frozenset[str]:
+    """Return the content keys after the rule's last negation: its condition ("without X")."""
+    analysis = part.analysis
+    negations = [m for m in analysis.marks if m.modality in NEGATIVE]
+    start = negations[-1].end if negations else len(analysis.tokens)
+    return frozenset(k for k in analysis.keys[start:] if k is not None)
+
+
+def _object_key(win: Analysis, position: int) -> str | None:
+    """Return the first content key after `position`, past carriers and function words."""
+    stop = min(len(win.tokens), position + _OBJECT_REACH)
+    while position < stop and (win.tokens[position] in _CARRIERS or win.keys[position] is None):
+        position += 1
+    return win.keys[position] if position < stop else None
+
+
+_OBJECT_REACH = 4
 
 
 def unsure_extension(ctx: Context) -> Reading | None:

@@ -33,6 +33,7 @@ from compaction_guard.detectors.lexical.damage import (
     hedge,
     lifted,
     modality_loss,
+    negations_dropped,
     polarity,
     unsure_extension,
 )
@@ -221,6 +222,7 @@ def _clean(ctx: Context, span: tuple[int, int] | None) -> str | None:
     """Return why the window cannot certify the part, or None when it can."""
     for check in (
         _force_differs,
+        negations_dropped,
         _values_differ,
         _unit_dropped,
         _relation_changed,

@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 
 from compaction_guard.detectors.lexical import world
 from compaction_guard.detectors.lexical.align import Part, parts_of
-from compaction_guard.detectors.lexical.text import analyse, lexical_form
+from compaction_guard.detectors.lexical.marks import find_modality
+from compaction_guard.detectors.lexical.text import analyse, lexical_form, read_words
 from compaction_guard.normalize import sentence_spans
 from tests.detectors.test_verdict_fixtures import FIXTURES, decide, load
 
@@ -149,6 +150,18 @@ def test_unfiltered_really_switches_the_prefilter_off() -> None:
     with world.unfiltered():
         assert world.triggered(statement) == world._READERS
     assert world.triggered(statement) == ()
+
+
+def test_the_phrase_reading_counts_the_marks_of_every_fixture_sentence() -> None:
+    """The anaphor walk asks `find_modality` instead of a full analysis; frames recast marks
+    one for one, so both must count the same marks."""
+    for path in FIXTURES:
+        for text in _texts(load(path)):
+            folded = lexical_form(text)
+            for start, end in sentence_spans(folded):
+                sentence = folded[start:end]
+                tokens = list(read_words(sentence).tokens)
+                assert len(find_modality(tokens)) == len(analyse(sentence).marks), sentence
 
 
 def test_a_reader_that_needs_a_rule_value_skips_a_rule_without_one() -> None:

@@ -23,6 +23,7 @@ from compaction_guard.detectors.lexical.frame import bare_words
 from compaction_guard.detectors.lexical.index import NUMBER, lookup_keys
 from compaction_guard.detectors.lexical.label import label_scope
 from compaction_guard.detectors.lexical.lexicon import GENERIC, RULE_NOUNS, STOPWORDS
+from compaction_guard.detectors.lexical.marks import find_modality
 from compaction_guard.detectors.lexical.modality import NEGATIVE, Modality
 from compaction_guard.detectors.lexical.slot import (
     BOUND_SLOT_WORDS,
@@ -2189,7 +2190,11 @@ def _offers_antecedent(index: ViewIndex, sid: int) -> bool:
     sentence = index.sentences[sid]
     if sentence.worded().values or not _RULE_NOUN_KEYS.isdisjoint(sentence.keys):
         return True
-    return bool(sentence.analysed().marks)
+    if sentence.analysis is not None:
+        return bool(sentence.analysis.marks)
+    # Frames recast marks one for one (`frame.reframe`), so the phrase reading alone tells
+    # whether there is any: a walk past many sentences need not analyse each in full.
+    return bool(find_modality(list(sentence.worded().tokens)))
 
 
 _ANAPHORS = frozenset({"this", "that", "it", "these", "those", "such", "it's", "that's"})

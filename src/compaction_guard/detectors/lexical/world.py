@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from compaction_guard.anchors import Value
     from compaction_guard.detectors.lexical.align import Part
     from compaction_guard.detectors.lexical.context import Reading
-    from compaction_guard.detectors.lexical.index import ViewIndex
+    from compaction_guard.detectors.lexical.index import Sentence, ViewIndex
     from compaction_guard.detectors.lexical.text import Analysis, Wording
 
 __all__ = [
@@ -2187,7 +2187,14 @@ def _offers_antecedent(index: ViewIndex, sid: int) -> bool:
     A value ("we ordered 12 pizzas"), a force or bound word (another rule, a hedge), or a
     rule noun ("the lunch budget"); "Lunch was ordered." offers none.
     """
-    sentence = index.sentences[sid]
+    known = _topics_of(index).antecedents
+    offers = known.get(sid)
+    if offers is None:
+        offers = known[sid] = _antecedent_in(index.sentences[sid])
+    return offers
+
+
+def _antecedent_in(sentence: Sentence) -> bool:
     if sentence.worded().values or not _RULE_NOUN_KEYS.isdisjoint(sentence.keys):
         return True
     if sentence.analysis is not None:
@@ -2268,11 +2275,16 @@ class _Topic:
 
 
 class _Topics(dict[int, _Topic]):
-    """The view's `_Topic` of each sentence read so far, by sentence id."""
+    """The view's `_Topic` of each sentence read so far, by sentence id.
+
+    `antecedents` keeps, by sentence id, whether a sentence offers an anaphor an
+    antecedent (`_offers_antecedent`): every anaphor walk of the view asks it again.
+    """
 
     def __init__(self, index: ViewIndex) -> None:
         super().__init__()
         self.index = index
+        self.antecedents: dict[int, bool] = {}
 
     def read(self, sid: int) -> _Topic:
         """Read one sentence for the closed world (`_may_depart`, then the triggers) and keep it.

@@ -42,7 +42,7 @@ from compaction_guard.detectors.lexical.slot import (
     slot_nouns,
 )
 from compaction_guard.detectors.lexical.switches import is_on
-from compaction_guard.detectors.lexical.text import join
+from compaction_guard.detectors.lexical.text import join, token_key
 from compaction_guard.detectors.lexical.units import other_unit, rule_units
 from compaction_guard.normalize import stem, tokenize
 from compaction_guard.taxonomy import Kind
@@ -1240,7 +1240,12 @@ def _slot_drift(r: _Read) -> Departure | None:
         return None
     tokens, clauses = r.st.tokens, r.st.clauses
     near_copy = r.st.attached or r.st.implicit
-    slots = [i for i, t in enumerate(tokens) if near_copy and stem(t) in _DRIFT_SLOTS]
+    measured = {_MEASURES.get(v.dimension, "") for v in r.part.analysis.values}
+    slots = [
+        i
+        for i, t in enumerate(tokens)
+        if near_copy and (stem(t) in _DRIFT_SLOTS or stem(t) in measured)
+    ]
     subjects = [*r.refs, *r.mentions, *slots]
     accepting = [i for i in r.st.permits if tokens[i] in _ACCEPTING]
     for at, token in enumerate(tokens):
@@ -1251,9 +1256,12 @@ def _slot_drift(r: _Read) -> Departure | None:
             continue
         # "may drift", "is allowed to slip": the permission stands right before the verb.
         granted = [p for p in r.st.permits if p in clause and 0 < at - p <= _LEAD_WORDS]
-        if not granted and token in _DRIFT_NOUNS:
-            # "some drift is acceptable": the noun, with an adjective of permission
-            granted = [p for p in accepting if p in clause and p > at]
+        if not granted:
+            # "some drift is acceptable", "drifting a degree at night is OK": the noun or
+            # gerund, with an adjective of permission after it, next to the copy
+            granted = [
+                p for p in accepting if p > at and at in _permission_clause(tokens, clauses, p)
+            ]
             named = near_copy or _near(r.st, subjects, at)
         else:
             named = _near(r.st, subjects, at) or (r.st.implicit and at <= _LEAD_WORDS + 1)
@@ -1280,6 +1288,8 @@ _DRIFT_SLOTS = frozenset(
     )
 )
 _INSIDE_WORDS = _words("within inside between")
+# The noun for what a value of each dimension measures: "the temperature may drift".
+_MEASURES = {"temperature": stem("temperature"), "money": stem("spend"), "data": stem("size")}
 
 
 def _unit_permission(r: _Read) -> Departure | None:
@@ -1315,17 +1325,22 @@ def _another_act(r: _Read, clause: Sequence[int], at: int, named: Sequence[int])
 
     Only the words before the unit are read, and a word right before a mention of the
     rule's subject modifies it ("US invoices"): any other one names another act or thing.
+    A word of the rule's own synonym group ("displayed" for "shown") or a light verb of
+    using ("can use dollars") is the rule's act.
     """
     tokens = r.st.tokens
     for index in clause:
         token = tokens[index]
         if index >= at or index + 1 in named or not token.isalpha():
             continue
-        if token in STOPWORDS or token in _PERMIT or token in _AUXILIARIES:
+        if token in STOPWORDS or token in _PERMIT or token in _AUXILIARIES or token in _USING:
             continue
-        if stem(token) not in r.own:
+        if stem(token) not in r.own and token_key(token) not in r.part.family:
             return True
     return False
+
+
+_USING = _words("use uses using used")
 
 
 def _modified(r: _Read, mention: int) -> bool:
@@ -1399,7 +1414,7 @@ def _scope(r: _Read) -> Departure | None:
 
 def _change(r: _Read) -> Departure | None:
     if _CHANGE.isdisjoint(r.words):
-        return None
+        return None if _MOVING.isdisjoint(r.words) else _implicit_change(r)
     tokens = r.st.tokens
     subjects = r.refs + r.mentions
     for position, token in enumerate(tokens):
@@ -1429,13 +1444,23 @@ def _implicit_change(r: _Read) -> Departure | None:
         return None
     tokens = r.st.tokens
     for position, token in enumerate(tokens[: _LEAD_WORDS + 1]):
-        if token not in _CHANGE or stem(token) in r.own or _negated_at(tokens, position):
+        moving = token in _MOVING
+        if not (token in _CHANGE or moving) or stem(token) in r.own:
+            continue
+        if _negated_at(tokens, position):
             continue
         new = [v for v in r.st.values if v.start > position and _new_value(r.part, v)]
         if new or token in _RELATIVE:
             return _hit("later_change", Kind.MUTATED, f"{token!r} changes the copy's value", r.st)
-        return _hit("later_change", None, f"{token!r} changes the copy", r.st)
+        if not moving:  # "(dropping fast)" may be the measured level, not the rule
+            return _hit("later_change", None, f"{token!r} changes the copy", r.st)
     return None
+
+
+# Verbs of a value moving, said of the copy in its own remark: "(dropping to $600 soon)".
+_MOVING = _words(
+    "dropping drops falling falls rising rises going goes moving moves climbing climbs",
+)
 
 
 def _target_changed(r: _Read) -> Departure | None:
@@ -1607,7 +1632,7 @@ TRIGGERS: dict[Reader, Trigger] = {
     _extension: _extension_trigger,
     _exception: _exception_trigger,
     _scope: lambda st: _has_phrase(st.tokens, _SCOPE_PHRASES) is not None,
-    _change: lambda st: not _CHANGE.isdisjoint(st.words),
+    _change: lambda st: not _CHANGE.isdisjoint(st.words) or not _MOVING.isdisjoint(st.words),
     _value: lambda st: bool(st.values) and (not _reported(st.tokens) or _value_before_noun(st)),
     _slot_permission: lambda st: not _SLOT_PERMITS_OR_EXEMPT.isdisjoint(st.words),
     _slot_drift: lambda st: bool(st.permits) and not _DRIFT.isdisjoint(st.words),
@@ -1964,6 +1989,8 @@ def _exclusive_scope(part: Part, tokens: Sequence[str]) -> bool:
     def foreign(token: str) -> bool:
         return token.isalpha() and token not in STOPWORDS and stem(token) not in own
 
+    if len(tokens) > 1 and tokens[-1] in _EXCLUSIVE_WORDS and foreign(tokens[-2]):
+        return True  # "(currently $412.50 spent, staging only)": "only" closes the remark
     for at, token in enumerate(tokens):
         if token not in _EXCLUSIVE_WORDS:
             continue

@@ -26,6 +26,7 @@ from compaction_guard.detectors.lexical import (
     modality,
     mutation,
     rules,
+    slot,
     world,
 )
 from compaction_guard.taxonomy import Kind
@@ -555,6 +556,20 @@ RULES: tuple[Rule, ...] = (
         world._unit_permission,
         "Another unit of the rule's slot permitted ('US invoices are fine in dollars' after 'in euros'): weakened for a kind of the subject or a scope, contradicted for all; another act ('the client may pay in dollars') departs from nothing.",
         "contradicted/unit_permission_for_everyone",
+    ),
+    _r(
+        "condition_met",
+        set(),
+        slot.condition_met,
+        "A permission for the rule's act once its whole condition is met ('Merges can go to main after review' for 'never merge to main without a review'), with no negation and nothing more after the condition, is the side the rule leaves open: no force lost, no permission against it.",
+        "preserved/condition_met_permission_after_the_condition",
+    ),
+    _r(
+        "reading_left_open",
+        set(),
+        slot.reading_left_open,
+        "A permission to read, with nothing but the rule's words ('Reading files in /etc is fine'), after a ban on writing that does not ban reading, is the side the rule leaves open.",
+        "preserved/reading_left_open_read_after_a_write_ban",
     ),
     _r(
         "later_exception",

@@ -23,6 +23,7 @@ from compaction_guard.detectors.lexical.context import (
 from compaction_guard.detectors.lexical.lexicon import LIGHT, STOPWORDS, WRITE_VERBS
 from compaction_guard.detectors.lexical.modality import NEGATIVE, STRONG, Modality
 from compaction_guard.detectors.lexical.mutation import anchor_diff, restates
+from compaction_guard.detectors.lexical.slot import condition_met, reading_left_open
 from compaction_guard.detectors.lexical.switches import is_on
 from compaction_guard.detectors.lexical.world import conditioned
 from compaction_guard.normalize import stem
@@ -627,6 +628,9 @@ def modality_loss(ctx: Context) -> Reading | None:
     part, w = ctx.part.classes, ctx.w_classes
     has_strong = any(part[m] for m in STRONG)
     if has_strong and not any(w[m] for m in STRONG) and w[_M.ALLOW] > part[_M.ALLOW]:
+        tokens = ctx.win.tokens
+        if condition_met(ctx.part, tokens) or reading_left_open(ctx.part, tokens):
+            return None  # the side the rule leaves open: no force lost
         if _held_permission(ctx):
             return _unsure(ctx, "held_permission", "a permission held by 'only' to a condition")
         return _weakened(ctx, "modality_loss", "must became may")

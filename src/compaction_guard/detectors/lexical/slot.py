@@ -13,8 +13,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 from compaction_guard.anchors import values_equal
-from compaction_guard.detectors.lexical.lexicon import ANAPHORS, STOPWORDS
+from compaction_guard.detectors.lexical.lexicon import ANAPHORS, READ_VERBS, STOPWORDS, WRITE_VERBS
 from compaction_guard.detectors.lexical.modality import NEGATIVE, Modality
+from compaction_guard.detectors.lexical.switches import is_on
 from compaction_guard.normalize import stem
 
 if TYPE_CHECKING:
@@ -33,9 +34,11 @@ __all__ = [
     "TIME_SLOT_WORDS",
     "TIME_WORDS",
     "Worded",
+    "condition_met",
     "forbids_past",
     "own_value",
     "permitted_side",
+    "reading_left_open",
     "restating",
     "slot_end",
     "slot_nouns",
@@ -106,6 +109,76 @@ def forbids_past(part: Part) -> bool:
     return not past or bool(part.classes[Modality.MAX] or part.classes[Modality.MIN])
 
 
+def condition_met(part: Part, tokens: Sequence[str]) -> bool:
+    """Tell whether a sentence permits the rule's act once the rule's condition is met.
+
+    "Merges can go to main after review" for "never merge to main without a review": the
+    rule bans the act without its condition, so the act with it ("after", "with", "once",
+    "following", "upon") is the side it leaves open. Only with no negation in the
+    sentence and nothing after the condition but the rule's own words there ("after
+    review or in emergencies" is never excused).
+    """
+    if not is_on("condition_met"):
+        return False
+    rule = part.analysis.tokens
+    gates = [i for i, t in enumerate(rule) if t in _UNMET]
+    if len(gates) != 1 or not _NEGATING.isdisjoint(tokens):
+        return False
+    head = _content_after(rule, gates[0])
+    if head is None:
+        return False
+    tail = set(rule[head + 1 :])
+    # The whole condition must be met: "after approval" does not meet "without approval
+    # from the CTO".
+    wanted = {stem(t) for t in rule[head:] if t.isalnum() and t not in STOPWORDS}
+    for at, token in enumerate(tokens):
+        if token not in _MET:
+            continue
+        found = _content_after(tokens, at)
+        if found is not None and stem(tokens[found]) == stem(rule[head]):
+            rest = [t for t in tokens[found + 1 :] if t.isalnum()]
+            said = {stem(t) for t in tokens[found:]}
+            return wanted <= said and not (set(rest) - tail - _CLOSING)
+    return False
+
+
+def _content_after(tokens: Sequence[str], at: int) -> int | None:
+    """Return the first word after `at` past determiners ("without a review": "review")."""
+    for index in range(at + 1, min(len(tokens), at + 3)):
+        if tokens[index] not in _DETERMINERS:
+            return index
+    return None
+
+
+def reading_left_open(part: Part, tokens: Sequence[str]) -> bool:
+    """Tell whether a sentence permits only reading what the rule bans writing.
+
+    "Reading files in /etc is fine" after "never modify files in /etc": the rule bans a
+    writing verb, and the sentence says nothing but reading, the rule's own words and a
+    permission ("Reading and wiping files in /etc is fine" is read as usual).
+    """
+    if not is_on("reading_left_open") or part.parity != 1:
+        return False
+    own = {stem(t) for t in part.analysis.tokens}
+    if own.isdisjoint(WRITE_VERBS) or not own.isdisjoint(READ_VERBS):
+        return False  # "never read or modify ...": reading is banned too
+    if not any(stem(t) in READ_VERBS for t in tokens):
+        return False
+    if not _NEGATING.isdisjoint(tokens):
+        return False
+    words = [stem(t) for t in tokens if any(ch.isalpha() for ch in t) and t not in STOPWORDS]
+    return all(w in own or w in READ_VERBS or w in _PERMISSIONS for w in words) and not any(
+        w in WRITE_VERBS for w in words
+    )
+
+
+_PERMISSIONS = frozenset(stem(t) for t in _words("fine ok okay allowed permitted acceptable free"))
+_UNMET = _words("without unless")
+_MET = _words("after with once following upon")
+_DETERMINERS = _words("a an the any its their")
+_NEGATING = _words("not never no cannot can't won't mustn't without unless nobody nothing")
+
+
 def permitted_side(part: Part, analysis: Worded) -> bool:
     """Tell whether a sentence permits something only on the side the rule leaves open.
 
@@ -116,6 +189,8 @@ def permitted_side(part: Part, analysis: Worded) -> bool:
     weekends" is never excused.
     """
     tokens = analysis.tokens
+    if condition_met(part, tokens) or reading_left_open(part, tokens):
+        return True
     sides = [i for i, t in enumerate(tokens) if t in PAST_SLOT or t in INSIDE_SLOT]
     if len(sides) != 1 or restating(tokens, range(len(tokens))):
         return False  # read first: it needs no rule, and most statements stop here

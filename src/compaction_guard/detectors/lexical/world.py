@@ -34,9 +34,11 @@ from compaction_guard.detectors.lexical.slot import (
     TIME_SLOTS,
     TIME_WORDS,
     TIMED,
+    condition_met,
     forbids_past,
     own_value,
     permitted_side,
+    reading_left_open,
     restating,
     slot_end,
     slot_nouns,
@@ -1029,6 +1031,8 @@ def _slot_permission(r: _Read) -> Departure | None:
     words = r.words
     if words.isdisjoint(_SLOT_PERMITS) and words.isdisjoint(_EXEMPT):
         return None
+    if condition_met(r.part, r.st.tokens) or reading_left_open(r.part, r.st.tokens):
+        return None  # "merges can go to main after review": the side the rule leaves open
     tokens, clauses = r.st.tokens, r.st.clauses
     compared = _comparative_permission(r)
     if compared is not None:

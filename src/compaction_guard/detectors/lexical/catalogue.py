@@ -493,6 +493,13 @@ RULES: tuple[Rule, ...] = (
         "Abstention: 'the only writable location is X' for an exclusive rule holds the write word to its one place; polarity's 'read-only became writable' abstains instead and no copy certifies. A write word not held by 'only' stays damage.",
         "unverifiable/only_writable_restates_the_exclusive_half",
     ),
+    _r(
+        "property_sides",
+        set(),
+        damage._property_sides,
+        "Abstention: a property word ('encrypted', 'verified', 'public') whose neighbours changed places ('AES-256 encryption at rest') orders nothing, so polarity's 'its two sides swapped' abstains and no copy certifies; an ordering relation ('before', 'above', 'more') swapped, or a permission beside it, stays damage.",
+        "unverifiable/property_sides_encrypted_reordered",
+    ),
     # The closed world: other statements on the topic, and the copy's framing.
     _r(
         "later_lift",

@@ -117,7 +117,41 @@ def _unsure_polarity(ctx: Context, check: Callable[[Context], str | None]) -> st
         return "requirement_wording"
     if _split_prohibition(ctx):
         return "split_prohibition"
+    if _property_sides(ctx):
+        return "property_sides"
     return None
+
+
+# Relations that order two things ("A before B", "A above B"): swapping their sides turns them.
+_ORDERING = frozenset(
+    stem(w)
+    for w in (
+        *("before", "earlier", "after", "later", "above", "below", "more", "greater"),
+        *("higher", "less", "fewer", "lower", "earliest", "latest", "inside", "within"),
+        *("outside", "beyond"),
+    )
+)
+_SIDES = ": its two sides swapped"
+
+
+def _property_sides(ctx: Context) -> bool:
+    """Tell whether the only turn read is a property word with its neighbours reordered.
+
+    "All data at rest must be encrypted with AES-256" and "every data store must use
+    AES-256 encryption at rest": "encrypted" names a property, not an order between the
+    words around it, so its sides changing places reverses nothing. It may still have
+    moved to another noun ("private exports in the encrypted bucket"), which the tier
+    cannot tell: polarity abstains (`lexical.property_sides`) and no copy certifies.
+    """
+    if not is_on("property_sides") or ctx.act_swaps or ctx.bound_swap or _opened(ctx):
+        return False
+    swapped = ctx.relation_swaps
+    if not swapped or not all(s.endswith(_SIDES) for s in swapped):
+        return False
+    if any(stem(s.removesuffix(_SIDES)) in _ORDERING for s in swapped):
+        return False
+    # Without the reordered words, the window's polarity must be the rule's.
+    return ctx.part.parity == ctx.w_parity
 
 
 # A permission, a lift or a softener beside a reading keeps it damage, whatever its wording.

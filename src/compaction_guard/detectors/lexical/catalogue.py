@@ -603,7 +603,7 @@ RULES: tuple[Rule, ...] = (
         "later_value",
         {_M},
         world._value,
-        "A new value of the rule's dimension bound to its subject ('the cap is $2,000', 'the target is now ...').",
+        "A new value of the rule's dimension bound to its subject ('the cap is $2,000', 'the target is now ...'); a second bound in the copy's own remark ('(up to $1,200 with approval)') abstains.",
         "mutated/issue_9_target_is_now_a_new_band",
     ),
     _r(

@@ -49,6 +49,21 @@ _DETERMINERS = frozenset({"the", "a", "an"})
 _SCOPING_VALUES = frozenset({"region", "dayset", "clock", "clock-range"})
 
 
+def _kind_of_users(tokens: tuple[str, ...], index: int) -> bool:
+    """Tell whether "users" follows a word that picks a kind of them ("Free-tier users:").
+
+    "users" alone, or after a determiner ("Rule from the user:"), is who set the rule.
+    """
+    if tokens[index] not in {"user", "users"} or index == 0:
+        return False
+    before = tokens[index - 1]
+    return before.replace("-", "").isalpha() and before not in _NOT_A_KIND
+
+
+_NOT_A_KIND = frozenset({"the", "a", "an", "our", "my", "your", "their", "this", "from", "by"})
+_NOT_A_KIND |= frozenset({"per", "each", "all", "every", "any", "for", "to", "of", "and", "or"})
+
+
 def label_scope(part: Part, win: Analysis, width: int) -> str | None:
     """Name a word of the window's leading label (its first `width` tokens) that may scope it.
 
@@ -62,9 +77,12 @@ def label_scope(part: Part, win: Analysis, width: int) -> str | None:
         return stem(win.tokens[index]) not in own and (key is None or key not in part.family)
 
     for index, token in enumerate(tokens):
-        named = token in _ENVIRONMENTS or token in _POPULATIONS or token in _TIMES
-        if (named or token in TIME_WORDS) and foreign(index):
+        pieces = token.split("-")
+        named = any(p in _ENVIRONMENTS or p in _POPULATIONS or p in _TIMES for p in pieces)
+        if (named or token in TIME_WORDS or _kind_of_users(tokens, index)) and foreign(index):
             return f"the label's {token!r} may scope the copy"
+        if len(pieces) == 2 and pieces[0] in _DIVIDERS and foreign(index):  # noqa: PLR2004
+            return f"the label's {token!r} may scope the copy"  # "Per-user rate:"
         # "per" or "each" before a bare word the rule lacks ("per" may be the rule's own:
         # "per minute"); "per the user:" says who asked.
         following = index + 1

@@ -1281,7 +1281,7 @@ _DRIFT = _DRIFT_NOUNS | _words(
     """
     drift drifts drifting vary varies varying fluctuate fluctuates fluctuating flex flexes
     slip slips slide slides wander wanders creep creeps float floats swing swings deviate
-    deviates stray strays
+    deviates stray strays relax relaxed relaxes loosen loosened loosens ease eased eases
     """,
 )
 _DRIFT_SLOTS = frozenset(
@@ -1317,7 +1317,8 @@ def _unit_permission(r: _Read) -> Departure | None:
             continue
         if any(u is not None and u in rule_units(r.part) for u in map(unit_word, tokens)):
             return _hit("unit_permission", None, "another unit beside the rule's own", r.st)
-        narrowed = _scoped(tokens, r.own) or any(_modified(r, m) for m in named)
+        subject = [i for i in clause if i < min(named, default=at) and _foreign_word(r, i, named)]
+        narrowed = _scoped(tokens, r.own) or bool(subject) or any(_modified(r, m) for m in named)
         kind = Kind.WEAKENED if narrowed else Kind.CONTRADICTED
         why = f"{tokens[at]!r}, another unit of the rule's slot, is permitted"
         return _hit("unit_permission", kind, why, r.st)
@@ -1332,16 +1333,23 @@ def _another_act(r: _Read, clause: Sequence[int], at: int, named: Sequence[int])
     A word of the rule's own synonym group ("displayed" for "shown") or a light verb of
     using ("can use dollars") is the rule's act.
     """
-    tokens = r.st.tokens
-    for index in clause:
-        token = tokens[index]
-        if index >= at or index + 1 in named or not token.isalpha():
-            continue
-        if token in STOPWORDS or token in _PERMIT or token in _AUXILIARIES or token in _USING:
-            continue
-        if stem(token) not in r.own and token_key(token) not in r.part.family:
-            return True
-    return False
+    permit = min((i for i in r.st.permits if i in clause), default=at)
+    foreign = [i for i in clause if i < at and _foreign_word(r, i, named)]
+    if any(permit < i for i in foreign):
+        return True  # "the client may pay in dollars": the verb is another act
+    # Before the permission the words are its subject: "US customers can be invoiced in
+    # dollars" names the rule's act; "Staff may use dollars" names none of the rule's words.
+    return bool(foreign) and not any(i < at for i in named)
+
+
+def _foreign_word(r: _Read, index: int, named: Sequence[int]) -> bool:
+    """Tell whether a word of a permission clause is content the rule lacks."""
+    token = r.st.tokens[index]
+    if index + 1 in named or not token.isalpha():
+        return False  # "US invoices": a word right before a mention modifies it
+    if token in STOPWORDS or token in _PERMIT or token in _AUXILIARIES or token in _USING:
+        return False
+    return stem(token) not in r.own and token_key(token) not in r.part.family
 
 
 _USING = _words("use uses using used")
@@ -1516,7 +1524,7 @@ def _same_unit(left: Value, right: Value) -> bool:
     return True
 
 
-def _value(r: _Read) -> Departure | None:  # noqa: PLR0911 (one return per binding)
+def _value(r: _Read) -> Departure | None:
     """Find a value of the rule's dimension bound to its subject ("the cap is $2,000")."""
     tokens = r.st.tokens
     new = [v for v in r.st.values if _new_value(r.part, v) or _bare_new(r.part, v)]
@@ -1547,11 +1555,33 @@ def _value(r: _Read) -> Departure | None:  # noqa: PLR0911 (one return per bindi
             return _hit("later_value", Kind.MUTATED, f"{value.surface} bound to the rule", r.st)
         if before[-1] in aspects and "now" in between:
             return _hit("later_value", None, f"{value.surface} may be the rule's new value", r.st)
-    if r.st.implicit and tokens[0] in _CONTINUING:
+    return _remark_value(r, new)
+
+
+def _remark_value(r: _Read, new: Sequence[Value]) -> Departure | None:
+    """Read a new value of the rule's dimension in the rest of the copy's own sentence.
+
+    "(up to $1,200 with approval)" sets a second bound of the slot; ", with uploads under
+    40 MB" continuing the copy may widen or scope it. The tier cannot say which.
+    """
+    if not r.st.implicit:
+        return None
+    tokens = r.st.tokens
+    if any(_bound_before(tokens, v.start) for v in new):
+        return _hit("later_value", None, "a second bound of the rule's slot", r.st)
+    if tokens[0] in _CONTINUING:
         # ", with uploads under 40 MB" continuing the copy: another value of the rule's
         # dimension may widen or scope it; the tier cannot say which.
         return _hit("later_value", None, "another value of the rule's dimension", r.st)
     return None
+
+
+def _bound_before(tokens: Sequence[str], start: int) -> bool:
+    """Tell whether a bound word stands right before a value ("up to $1,200", "max 40")."""
+    return any(t in _BOUND_WORDS or t in _BOUND_LEADS for t in tokens[max(0, start - 2) : start])
+
+
+_BOUND_LEADS = _words("up max maximum most least capped")
 
 
 # Words that continue a copy's clause rather than start a statement of its own.
@@ -1934,11 +1964,12 @@ def residue_departure(  # noqa: PLR0911 (one return per kind of residue)
 def _added_unit(part: Part, tokens: Sequence[str]) -> bool:
     """Tell whether the copy goes on with another unit of its slot ("in euros and dollars").
 
-    "and" or "as well as" joins a second currency, scale or unit to the rule's one, with
-    only a preposition or "also" between ("and also in US dollars"); "and cents" is the
-    rule's own currency, and "and log it in Fahrenheit" is another act.
+    "and", "with" or "as well as" joins a second currency, scale or unit to the rule's
+    one, with only a preposition or "also" between ("and also in US dollars", "with a
+    dollar equivalent"); "and cents" is the rule's own currency, and "and log it in
+    Fahrenheit" is another act.
     """
-    if tokens[0] == "and":
+    if tokens[0] in _UNIT_JOINS:
         at = 1
     elif tuple(tokens[:3]) == ("as", "well", "as"):
         at = 3
@@ -1949,8 +1980,10 @@ def _added_unit(part: Part, tokens: Sequence[str]) -> bool:
     return other_unit(part, tokens, at, at + 1) is not None
 
 
+# Words that join a second unit to the copy's: "and dollars", ", with dollars alongside".
+_UNIT_JOINS = _words("and with alongside")
 # Words between "and" and a second unit that keep it in the copy's slot: "and also in US".
-_UNIT_LEADS = _words("in into to also both the us")
+_UNIT_LEADS = _words("in into to also both the us a an")
 
 
 def _exclusive_name(part: Part, tokens: Sequence[str]) -> bool:

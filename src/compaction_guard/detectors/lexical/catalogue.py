@@ -500,6 +500,13 @@ RULES: tuple[Rule, ...] = (
         "Abstention: a property word ('encrypted', 'verified', 'public') whose neighbours changed places ('AES-256 encryption at rest') orders nothing, so polarity's 'its two sides swapped' abstains and no copy certifies; an ordering relation ('before', 'above', 'more') swapped, or a permission beside it, stays damage.",
         "unverifiable/property_sides_encrypted_reordered",
     ),
+    _r(
+        "infinitive_to",
+        set(),
+        rules._force_phrase,
+        "A relation word inside a force phrase ('has to pass', 'needs to stay') is the infinitive's 'to': it leads no scope, so narrowed does not read the word after it as a qualifier ('for the iOS app', 'on staging' still do).",
+        "unverifiable/infinitive_to_stay_compatible",
+    ),
     # The closed world: other statements on the topic, and the copy's framing.
     _r(
         "later_lift",

@@ -875,8 +875,11 @@ def _narrowed(ctx: Context) -> Reading | None:
     for index in _extra_words(ctx, None):
         if _next_step(tokens, index):
             continue
+        # A relation word inside a force phrase ("has to pass", "needs to stay") is the
+        # infinitive's "to", not a scope; it leads nothing (see `_force_phrase`).
         led = any(
-            tokens[i] in _SCOPING or tokens[i] == "only" for i in range(max(0, index - 2), index)
+            (tokens[i] in _SCOPING or tokens[i] == "only") and not _force_phrase(ctx, i)
+            for i in range(max(0, index - 2), index)
         )
         if led or _modifies_noun(ctx, index, matched):
             # A word fastened to a rule noun ("DEBUG-level logs", "patients taking warfarin")
@@ -884,6 +887,11 @@ def _narrowed(ctx: Context) -> Reading | None:
             evidence = {"why": "scope narrowed", "found": tokens[index]}
             return ctx.reading(Kind.WEAKENED, "narrowed", explicit=led, evidence=evidence)
     return None
+
+
+def _force_phrase(ctx: Context, index: int) -> bool:
+    """Tell whether a token belongs to a modality phrase ("has to", "need to", "free to")."""
+    return is_on("infinitive_to") and ctx.win.mark_at[index] >= 0
 
 
 def _next_step(tokens: Sequence[str], index: int) -> bool:

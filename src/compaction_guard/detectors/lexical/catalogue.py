@@ -209,7 +209,7 @@ RULES: tuple[Rule, ...] = (
         set(),
         rules._value_transition,
         "A value moved from ('went from 3 to 5', 'rose 3 to 5') is an event, not the range the rule keeps.",
-        "unverifiable/probe_change_from_read_as_range",
+        "unverifiable/value_transition_go_from_in_the_present",
     ),
     _r(
         "extra_content",
@@ -285,7 +285,7 @@ RULES: tuple[Rule, ...] = (
         "past_framed",
         set(),
         rules._past_framed,
-        "A past or deferring time marker in the copy's own clause or a short closing one ('used to', 'formerly', ', at first', 'were', 'required a', 'afterwards', ', starting next month') keeps it from certifying.",
+        "A past or deferring time marker in the copy's own clause or a short closing one ('used to', 'formerly', ', at first', 'were', 'went', 'have gone', 'got posted', 'required a', 'afterwards', ', starting next month') keeps it from certifying.",
         "unverifiable/probe_past_habit_inside_the_restatement",
     ),
     _r(

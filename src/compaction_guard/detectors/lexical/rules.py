@@ -995,10 +995,28 @@ def _past_framed(ctx: Context, span: tuple[int, int] | None) -> str | None:
     deferred = any(t in _DEFERRING - own for t in words)
     if deferred or not pairs.isdisjoint(_DEFERRING_PAIRS):
         return "a time word defers the copy"
-    past = any(t in _PAST_AUXILIARIES - own for t in words)
+    past = any(t in _PAST_AUXILIARIES - own for t in words) or _irregular_past(words, own, pairs)
     if past or _past_of_own_verb(ctx, [first, *positions]):
         return "the copy is told in the past tense"
     return None
+
+
+def _irregular_past(words: Sequence[str], own: set[str], pairs: set[tuple[str, str]]) -> bool:
+    """Tell whether the copy's verb is a past form with no -ed ("alerts went to #oncall").
+
+    "went", "have gone", "got posted" report what happened, as "were posted" does;
+    "have got to" is an obligation and is not read.
+    """
+    if any(t in _PAST_FORMS - own for t in words):
+        return True
+    return any(
+        (a in _HAVE and b == "gone") or (a == "got" and b.endswith("ed") and "got" not in own)
+        for a, b in pairs
+    )
+
+
+_PAST_FORMS = frozenset({"went"})
+_HAVE = frozenset({"has", "have", "had", "'ve"})
 
 
 def _past_of_own_verb(ctx: Context, positions: Sequence[int]) -> bool:

@@ -37,8 +37,10 @@ def other_unit(part: Part, tokens: Sequence[str], start: int, stop: int) -> int 
     own = rule_units(part)
     if not own:
         return None
+    money = any(d == "money" for d, _ in own)
     for index in range(max(0, start), min(stop, len(tokens))):
-        unit = unit_word(tokens[index])
+        unit = _money_word(tokens[index]) if money else None
+        unit = unit or unit_word(tokens[index])
         if unit is None or unit in own:
             continue
         dimension, name = unit
@@ -46,6 +48,25 @@ def other_unit(part: Part, tokens: Sequence[str], start: int, stop: int) -> int 
         if same_slot and not any(_related(name, u) for u in same_slot):
             return index
     return None
+
+
+def _money_word(token: str) -> tuple[str, str] | None:
+    """Read a currency word beside a money slot: "pounds sterling" is no weight there.
+
+    Also currencies the value reader has no table entry for ("Swiss francs", "yuan").
+    """
+    word = token.lower()
+    if word in _STERLING:
+        return "money", "gbp"
+    base = word.removesuffix("s")
+    return ("money", base) if word in _CURRENCIES or base in _CURRENCIES else None
+
+
+_STERLING = frozenset({"pound", "pounds", "sterling", "quid"})
+_CURRENCIES = frozenset(
+    {"franc", "yuan", "renminbi", "peso", "krona", "kronor", "krone", "kroner", "zloty"}
+    | {"lira", "dirham", "ruble", "rouble", "baht", "ringgit", "shekel", "forint", "rupiah"},
+)
 
 
 def _related(left: str, right: str) -> bool:

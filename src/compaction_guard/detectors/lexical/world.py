@@ -1282,6 +1282,7 @@ _DRIFT = _DRIFT_NOUNS | _words(
     drift drifts drifting vary varies varying fluctuate fluctuates fluctuating flex flexes
     slip slips slide slides wander wanders creep creeps float floats swing swings deviate
     deviates stray strays relax relaxed relaxes loosen loosened loosens ease eased eases
+    widen widens widened stretch stretches stretched
     """,
 )
 _DRIFT_SLOTS = frozenset(
@@ -1349,10 +1350,19 @@ def _foreign_word(r: _Read, index: int, named: Sequence[int]) -> bool:
         return False  # "US invoices": a word right before a mention modifies it
     if token in STOPWORDS or token in _PERMIT or token in _AUXILIARIES or token in _USING:
         return False
+    if token in _PRESENTING:
+        return False
     return stem(token) not in r.own and token_key(token) not in r.part.family
 
 
 _USING = _words("use uses using used")
+# Verbs of presenting an amount in a unit: "may also appear in dollars", "be quoted in USD".
+_PRESENTING = _words(
+    """
+    appear appears appearing expressed stated quoted priced written listed given
+    presented reported printed rendered formatted
+    """,
+)
 
 
 def _modified(r: _Read, mention: int) -> bool:
@@ -1524,7 +1534,7 @@ def _same_unit(left: Value, right: Value) -> bool:
     return True
 
 
-def _value(r: _Read) -> Departure | None:
+def _value(r: _Read) -> Departure | None:  # noqa: PLR0911 (one return per binding)
     """Find a value of the rule's dimension bound to its subject ("the cap is $2,000")."""
     tokens = r.st.tokens
     new = [v for v in r.st.values if _new_value(r.part, v) or _bare_new(r.part, v)]
@@ -1535,6 +1545,10 @@ def _value(r: _Read) -> Departure | None:
     named = next((v for v in new if v.end in nouns), None)
     if named is not None:  # "of a $1,200 budget": a new value naming the rule's noun
         return _hit("later_value", Kind.MUTATED, f"{named.surface} names the rule", r.st)
+    if r.st.implicit and any(_bound_before(tokens, v.start) for v in new):
+        # "(up to $1,200 with approval)", "(budget $1,000 in total)": a second bound of
+        # the slot in the copy's own remark, whatever it reports besides
+        return _hit("later_value", None, "a second bound of the rule's slot", r.st)
     if _reported(tokens):
         return None
     slots = _slots(r.part)
@@ -1555,21 +1569,18 @@ def _value(r: _Read) -> Departure | None:
             return _hit("later_value", Kind.MUTATED, f"{value.surface} bound to the rule", r.st)
         if before[-1] in aspects and "now" in between:
             return _hit("later_value", None, f"{value.surface} may be the rule's new value", r.st)
-    return _remark_value(r, new)
+    return _remark_value(r)
 
 
-def _remark_value(r: _Read, new: Sequence[Value]) -> Departure | None:
-    """Read a new value of the rule's dimension in the rest of the copy's own sentence.
+def _remark_value(r: _Read) -> Departure | None:
+    """Read a new value of the rule's dimension continuing the copy's own sentence.
 
-    "(up to $1,200 with approval)" sets a second bound of the slot; ", with uploads under
-    40 MB" continuing the copy may widen or scope it. The tier cannot say which.
+    ", with uploads under 40 MB" continuing the copy may widen or scope it; the tier
+    cannot say which.
     """
     if not r.st.implicit:
         return None
-    tokens = r.st.tokens
-    if any(_bound_before(tokens, v.start) for v in new):
-        return _hit("later_value", None, "a second bound of the rule's slot", r.st)
-    if tokens[0] in _CONTINUING:
+    if r.st.tokens[0] in _CONTINUING:
         # ", with uploads under 40 MB" continuing the copy: another value of the rule's
         # dimension may widen or scope it; the tier cannot say which.
         return _hit("later_value", None, "another value of the rule's dimension", r.st)
@@ -1581,7 +1592,7 @@ def _bound_before(tokens: Sequence[str], start: int) -> bool:
     return any(t in _BOUND_WORDS or t in _BOUND_LEADS for t in tokens[max(0, start - 2) : start])
 
 
-_BOUND_LEADS = _words("up max maximum most least capped")
+_BOUND_LEADS = _words("up max maximum most least capped cap limit ceiling budget quota")
 
 
 # Words that continue a copy's clause rather than start a statement of its own.
@@ -1667,7 +1678,8 @@ TRIGGERS: dict[Reader, Trigger] = {
     _exception: _exception_trigger,
     _scope: lambda st: _has_phrase(st.tokens, _SCOPE_PHRASES) is not None,
     _change: lambda st: not _CHANGE.isdisjoint(st.words) or not _MOVING.isdisjoint(st.words),
-    _value: lambda st: bool(st.values) and (not _reported(st.tokens) or _value_before_noun(st)),
+    _value: lambda st: bool(st.values)
+    and (st.implicit or not _reported(st.tokens) or _value_before_noun(st)),
     _slot_permission: lambda st: not _SLOT_PERMITS_OR_EXEMPT.isdisjoint(st.words),
     _slot_drift: lambda st: bool(st.permits) and not _DRIFT.isdisjoint(st.words),
     _unit_permission: _permission_trigger,
@@ -1977,7 +1989,8 @@ def _added_unit(part: Part, tokens: Sequence[str]) -> bool:
         return False
     while at < len(tokens) and tokens[at] in _UNIT_LEADS:
         at += 1
-    return other_unit(part, tokens, at, at + 1) is not None
+    # One word may name the unit with it ("and Swiss francs", "and Canadian dollars").
+    return other_unit(part, tokens, at, at + 2) is not None
 
 
 # Words that join a second unit to the copy's: "and dollars", ", with dollars alongside".

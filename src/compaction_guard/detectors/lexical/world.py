@@ -2285,22 +2285,30 @@ _ANAPHORS = frozenset({"this", "that", "it", "these", "those", "such", "it's", "
 
 
 def _bare_permission(tokens: Sequence[str]) -> bool:
-    """Tell whether a statement permits a bare anaphor ("That is fine now", "It's OK").
+    """Tell whether a statement releases a bare anaphor ("That is fine now", "It's optional").
 
-    "That" may be the rule (a permission against it) or the rule's acceptance ("that is
-    fine with the team"): never a named kind, and never a certification.
+    "That" may be the rule (a permission against it, the rule made optional) or the rule's
+    acceptance ("that is fine with the team"); "Don't worry about that" may dismiss the
+    rule or a worry: never a named kind, and never a certification.
     """
     words = [t for t in tokens if t not in _BARE_FILLERS]
     if words and words[0] in _POINTED_COPULAS:  # "it's fine"
         words = ["it", "is", *words[1:]]
-    if len(words) < 3 or words[0] not in _POINTERS or words[1] not in _BARE_COPULAS:  # noqa: PLR2004
+    if len(words) >= 3 and words[0] in _POINTERS and words[1] in _BARE_COPULAS:  # noqa: PLR2004
+        return words[2] in _ACCEPTING or words[2] in _OPTIONAL
+    # "don't worry about that", "no need to bother with it": the anaphor closes it
+    if len(words) < 3 or words[-1] not in _POINTERS or words[-2] not in _CONCERNING:  # noqa: PLR2004
         return False
-    return words[2] in _ACCEPTING
+    return words[-3] in _DISMISSING and bool(_DISMISSED_BY.intersection(words[:-3]))
 
 
-_BARE_FILLERS = _words("but and so now also still , .")
+_BARE_FILLERS = _words("but and so now also still just really , .")
 _BARE_COPULAS = _words("is was are were")
 _POINTED_COPULAS = _words("it's that's this's")
+_OPTIONAL = _words("optional negotiable flexible voluntary")
+_CONCERNING = _words("about with")
+_DISMISSING = _words("worry bother care fuss")
+_DISMISSED_BY = _words("don't n't not no never needn't")
 
 
 def _copy_frames(

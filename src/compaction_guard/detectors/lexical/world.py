@@ -2182,7 +2182,7 @@ def _topic_departure(
         topic = topics.get(sid) or topics.read(sid)
         readers = tuple(r for r in topic.readers if r in applying)
         if not readers:
-            unnamed = unnamed or _bare_departure(index, sid, attached=attached)
+            unnamed = unnamed or _bare_departure(topic, attached=attached)
             continue
         # A cell of the copy's table row, or a bracketed remark right after it on its line,
         # speaks about the copy without naming it: "| lifted |", "(retired last sprint)".
@@ -2192,18 +2192,15 @@ def _topic_departure(
         found = departure_in_clause(part, statement, readers)
         if found is not None and found.kind is not None:
             return found
-        unnamed = unnamed or found or _bare_departure(index, sid, attached=attached)
+        unnamed = unnamed or found or _bare_departure(topic, attached=attached)
     return unnamed or _remote_departure(part, index, skip)
 
 
-def _bare_departure(index: ViewIndex, sid: int, *, attached: bool) -> Departure | None:
+def _bare_departure(topic: _Topic, *, attached: bool) -> Departure | None:
     """Return an unnamed departure for a bare anaphor permitted next to a mention."""
-    if not attached or not is_on("anaphor_reach"):
+    if not attached or not topic.bare_permission or not is_on("anaphor_reach"):
         return None
-    wording = index.sentences[sid].worded()
-    if not _bare_permission(wording.tokens):
-        return None
-    return Departure(None, "anaphor_reach", "the anaphor is permitted", wording.text)
+    return Departure(None, "anaphor_reach", "the anaphor is permitted", topic.wording.text)
 
 
 def _remote_departure(part: Part, index: ViewIndex, skip: frozenset[int]) -> Departure | None:
@@ -2349,6 +2346,11 @@ class _Topic:
     wording: Wording
     readers: tuple[Reader, ...]
     statements: dict[tuple[bool, bool], Statement] = field(default_factory=dict)
+    # Whether it permits a bare anaphor ("That is fine now"): asked for every mention it follows.
+    bare_permission: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.bare_permission = _bare_permission(self.wording.tokens)
 
     def statement(self, *, attached: bool, implicit: bool) -> Statement:
         """Return the sentence as a statement read right after a mention or apart from one."""

@@ -330,3 +330,36 @@ def test_lexical_a_bound_added_to_a_rule_without_one_is_never_certified() -> Non
     rule = "Stop the job after 3 consecutive failures."
     outcome = detect(rule, view("Stop the job after more than 3 consecutive failures."))
     assert not (isinstance(outcome, LayerVerdict) and outcome.kind in CERTIFYING_KINDS)
+
+
+def test_lexical_constraints_sharing_a_view_get_the_verdicts_each_gets_alone() -> None:
+    """The per-view reading (index, wordings, triggers, anaphor walks) is shared by every
+    constraint; sharing it must change no constraint's verdict."""
+    templates = (
+        "Never write to the {n} database.",
+        "The budget cap for {n} is ${v}.",
+        "Keep requests to {n} under {v} per minute.",
+        "Only deploy {n} between 09:00 and 17:00 UTC on weekdays.",
+    )
+    names = [f"svc_{i:02d}" for i in range(6)]
+    rules = [
+        invariant(t.format(n=n, v=100 * (i + 1))) for i, n in enumerate(names) for t in templates
+    ]
+    notes = [
+        "Later the user raised it to $2,000.",
+        "That limit no longer applies.",
+        "The staging copy was refreshed twice.",
+        "Deploys on Saturday are fine for hotfixes.",
+    ]
+    # Every other rule restated, every third of those with a digit changed, each followed
+    # by a note that may speak about it.
+    restated = [
+        rule.text.replace("0", "5", 1) if i % 3 == 0 else rule.text
+        for i, rule in enumerate(rules[::2])
+    ]
+    text = " ".join(f"{r} {notes[i % len(notes)]}" for i, r in enumerate(restated))
+    seen = view(text)
+    shared = LexicalDetector()
+    together = [repr(shared.detect(rule, seen)) for rule in rules]
+    alone = [repr(LexicalDetector().detect(rule, seen)) for rule in rules]
+    assert together == alone

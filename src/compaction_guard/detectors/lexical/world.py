@@ -2235,24 +2235,38 @@ def _anaphors_beyond(index: ViewIndex, mentions: set[int]) -> set[int]:
 
     From each mention the walk goes on while no sentence offers an antecedent of the
     rule's kind (`_offers_antecedent`) and stops after the first that does. The rest of a
-    walk from any sentence is the same whoever reached it, so walks start from the last
-    mention and stop where an earlier walk has been: every sentence is walked once.
+    walk from any sentence is the same whoever reached it, so each walk is kept per view
+    (`_Topics.walks`) and every sentence is walked once for all the view's constraints.
     """
     found: set[int] = set()
-    walked: set[int] = set()
+    # In the order the walks always took: a large site cuts its sentences as they are met.
     for mention in sorted(mentions, reverse=True):
         first = index.next_id(mention)
         if first is None or _offers_antecedent(index, first):
             continue
-        current = index.next_id(first)
-        while current is not None and current not in walked:
-            walked.add(current)
-            if not _ANAPHORS.isdisjoint(index.sentences[current].worded().tokens):
-                found.add(current)
-            if _offers_antecedent(index, current):
-                break
-            current = index.next_id(current)
+        start = index.next_id(first)
+        if start is not None:
+            found |= _walk(index, start)
     return found
+
+
+def _walk(index: ViewIndex, start: int) -> frozenset[int]:
+    """Return the sentences with an anaphor from `start` to the first offering an antecedent."""
+    walks = _topics_of(index).walks
+    chain: list[int] = []
+    current: int | None = start
+    while current is not None and current not in walks:
+        chain.append(current)
+        if _offers_antecedent(index, current):
+            current = None
+            break
+        current = index.next_id(current)
+    after = frozenset() if current is None else walks[current]
+    for sid in reversed(chain):
+        rest = frozenset() if _offers_antecedent(index, sid) else after
+        anaphoric = not _ANAPHORS.isdisjoint(index.sentences[sid].worded().tokens)
+        walks[sid] = after = (rest | {sid}) if anaphoric else rest
+    return walks[start]
 
 
 def _offers_antecedent(index: ViewIndex, sid: int) -> bool:
@@ -2365,13 +2379,15 @@ class _Topics(dict[int, _Topic]):
     """The view's `_Topic` of each sentence read so far, by sentence id.
 
     `antecedents` keeps, by sentence id, whether a sentence offers an anaphor an
-    antecedent (`_offers_antecedent`): every anaphor walk of the view asks it again.
+    antecedent (`_offers_antecedent`), and `walks` the anaphors an anaphor walk from a
+    sentence finds (`_walk`): every constraint's walks would ask them again.
     """
 
     def __init__(self, index: ViewIndex) -> None:
         super().__init__()
         self.index = index
         self.antecedents: dict[int, bool] = {}
+        self.walks: dict[int, frozenset[int]] = {}
 
     def read(self, sid: int) -> _Topic:
         """Read one sentence for the closed world (`_may_depart`, then the triggers) and keep it.

@@ -33,12 +33,11 @@ _ENVIRONMENTS = _words(
     "staging stage prod production dev development sandbox preview canary uat preprod "
     "pre-prod qa beta demo",
 )
-# Kinds of people or accounts a rule may be held to: "Admins:", "EU customers:".
+# Kinds of people or accounts a rule may be held to: "Admins:", "EU customers:". Plurals
+# only: "Customer support:", "Account security:" name a topic.
 _POPULATIONS = _words(
-    "customer customers client clients account accounts tenant tenants admin "
-    "admins administrators contractor contractors employee employees member members partner "
-    "partners vendor vendors guest guests visitor visitors intern interns minors students "
-    "patients subscribers",
+    "customers clients accounts tenants admins administrators contractors employees members "
+    "partners vendors guests visitors interns minors students patients subscribers",
 )
 # Times of day or week a rule may be held to, beside the weekday words: "Nights:".
 _TIMES = _words("night nights overnight evenings mornings holidays after-hours")

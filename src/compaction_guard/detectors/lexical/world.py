@@ -1318,12 +1318,22 @@ def _unit_permission(r: _Read) -> Departure | None:
             continue
         if any(u is not None and u in rule_units(r.part) for u in map(unit_word, tokens)):
             return _hit("unit_permission", None, "another unit beside the rule's own", r.st)
+        if not named and _scoped(tokens, r.own) and not _scope_names_the_subject(r):
+            # "Dollars are fine for internal spreadsheets": the permission may be for
+            # another thing than the rule's subject, or for a kind of it
+            return _hit("unit_permission", None, "another unit permitted for something", r.st)
         subject = [i for i in clause if i < min(named, default=at) and _foreign_word(r, i, named)]
         narrowed = _scoped(tokens, r.own) or bool(subject) or any(_modified(r, m) for m in named)
         kind = Kind.WEAKENED if narrowed else Kind.CONTRADICTED
         why = f"{tokens[at]!r}, another unit of the rule's slot, is permitted"
         return _hit("unit_permission", kind, why, r.st)
     return None
+
+
+def _scope_names_the_subject(r: _Read) -> bool:
+    """Tell whether a scope of the statement names the rule's subject ("for US invoices")."""
+    scopes = [i for i, token in enumerate(r.st.tokens) if token in _SCOPERS]
+    return any(0 < m - i <= _LEAD_WORDS for i in scopes for m in r.mentions)
 
 
 def _another_act(r: _Read, clause: Sequence[int], at: int, named: Sequence[int]) -> bool:
@@ -1471,9 +1481,16 @@ def _implicit_change(r: _Read) -> Departure | None:
             continue
         if _negated_at(tokens, position):
             continue
-        new = [v for v in r.st.values if v.start > position and _new_value(r.part, v)]
+        # "(raised from $600 last month)": the value after "from" is the old one
+        new = [
+            v
+            for v in r.st.values
+            if v.start > position and _new_value(r.part, v) and tokens[v.start - 1] != "from"
+        ]
         if new or token in _RELATIVE:
             return _hit("later_change", Kind.MUTATED, f"{token!r} changes the copy's value", r.st)
+        if any(tokens[v.start - 1] == "from" for v in r.st.values if v.start > position):
+            continue
         if not moving:  # "(dropping fast)" may be the measured level, not the rule
             return _hit("later_change", None, f"{token!r} changes the copy", r.st)
     return None
@@ -1588,7 +1605,12 @@ def _remark_value(r: _Read) -> Departure | None:
 
 
 def _bound_before(tokens: Sequence[str], start: int) -> bool:
-    """Tell whether a bound word stands right before a value ("up to $1,200", "max 40")."""
+    """Tell whether a bound word stands right before a value ("up to $1,200", "max 40").
+
+    "up from $600" names where the level came from, not a bound.
+    """
+    if start and tokens[start - 1] == "from":
+        return False
     return any(t in _BOUND_WORDS or t in _BOUND_LEADS for t in tokens[max(0, start - 2) : start])
 
 

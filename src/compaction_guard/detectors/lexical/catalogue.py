@@ -173,7 +173,7 @@ RULES: tuple[Rule, ...] = (
         "repeated_modifier",
         set(),
         rules._repeated_modifier,
-        "A rule word, name or value said once more than the rule says it, right before a rule noun the rule leaves bare ('EU data must not leave the EU', 'Store eu-west-1 data only in eu-west-1'), picks a kind of that noun; 'live production database' (one key twice in a row) is one phrase.",
+        "A rule word, name or value said once more than the rule says it, fastened to a rule noun the rule leaves bare, before it or in a phrase after it ('EU data must not leave the EU', 'data from the EU', 'Store eu-west-1 data only in eu-west-1'), picks a kind of that noun; 'live production database' (one key twice in a row) is one phrase.",
         "unverifiable/repeated_modifier_region_before_the_subject",
     ),
     _r(

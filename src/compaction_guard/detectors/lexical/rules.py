@@ -533,13 +533,14 @@ def _neighbours(part: Analysis, first: str, second: str) -> bool:
 
 
 def _repeated_modifier(ctx: Context, _span: tuple[int, int] | None) -> str | None:
-    """Name a rule word said once more, before a rule noun the rule leaves bare.
+    """Name a rule word said once more, fastened to a rule noun the rule leaves bare.
 
     "EU data must not leave the EU" for "Data must not leave the EU": the rule's place
     said again before its subject picks a kind of data (only data from the EU is kept
-    in), as "Store eu-west-1 data only in eu-west-1" does; whichever of the two the
-    alignment took, one is extra. A word the rule has as often, or has before that same
-    noun ("customer data"), is the rule's own.
+    in), as "Store eu-west-1 data only in eu-west-1" does, and so does a phrase after the
+    noun ("data from the EU", "data of EU users"); whichever of the two the alignment
+    took, one is extra. A word the rule has as often, or has fastened to that same noun
+    ("customer data", "data of customers"), is the rule's own.
     """
     part, win = ctx.part.analysis, ctx.win
     said = Counter(key for key in part.keys if key is not None)
@@ -550,25 +551,66 @@ def _repeated_modifier(ctx: Context, _span: tuple[int, int] | None) -> str | Non
         key = win.keys[position]
         if key is None or found[key] <= said[key] or not said[key]:
             continue
-        if not _rule_word_beside(ctx, position, position + 1):
-            continue
-        if key in (win.keys[position - 1] if position else None, win.keys[position + 1]):
+        beside = win.keys[max(0, position - 1) : position + 2]
+        if list(beside).count(key) > 1:
             continue  # "live production database": two words of one key are one phrase
-        noun = nouns[position + 1]
-        if noun == 0 or part.keys[noun - 1] != key:
-            return f"{win.tokens[position]!r} said again before {win.tokens[position + 1]!r}"
+        fastened = _fastened_to(ctx, position, position + 1, nouns)
+        before = fastened is not None and position < fastened
+        if fastened is not None and not _rule_fastens(
+            part, nouns[fastened], before=before, key=key
+        ):
+            return f"{win.tokens[position]!r} said again beside a rule noun"
     # A value of the rule said again the same way ("EU data ... the EU": a region value).
     values = [v for v in win.values if win.clauses[v.start] in ctx.al.region]
     for value in values:
         own = [v for v in part.values if values_equal(v, value)]
         if not own or sum(1 for v in values if values_equal(v, value)) <= len(own):
             continue
-        if not _rule_word_beside(ctx, value.start, value.end):
+        fastened = _fastened_to(ctx, value.start, value.end, nouns)
+        if fastened is None:
             continue
-        noun = nouns[value.end]
-        if not any(v.end == noun for v in own):
-            return f"{value.surface!r} said again before {win.tokens[value.end]!r}"
+        before = value.start < fastened
+        index = nouns[fastened]
+        if not any((v.end == index) if before else _after_noun(part, index, v.start) for v in own):
+            return f"{value.surface!r} said again beside a rule noun"
     return None
+
+
+def _fastened_to(ctx: Context, start: int, end: int, nouns: dict[int, int]) -> int | None:
+    """Return the matched rule noun a word or value at [start, end) is fastened to.
+
+    Right before it ("EU data"), or in a phrase right after it opened by a relation
+    word ("data from the EU", "data of EU users").
+    """
+    if _rule_word_beside(ctx, start, end) and end in nouns:
+        return end
+    at = start - 1
+    while at > 0 and ctx.win.tokens[at] in _DETERMINERS:
+        at -= 1
+    if at > 0 and ctx.win.tokens[at] in _POSTMODIFIERS and start - at <= 2:  # noqa: PLR2004
+        noun = at - 1
+        if noun in nouns and _rule_word_beside(ctx, start, noun):
+            return noun
+    return None
+
+
+def _rule_fastens(part: Analysis, noun: int, *, before: bool, key: str) -> bool:
+    """Tell whether the rule has `key` fastened to its noun (at `noun`) on that side itself."""
+    if before:
+        return noun > 0 and part.keys[noun - 1] == key
+    ahead = [j for j in range(noun + 2, min(noun + 4, len(part.keys))) if part.keys[j] == key]
+    return bool(ahead) and _after_noun(part, noun, ahead[0])
+
+
+def _after_noun(part: Analysis, noun: int, start: int) -> bool:
+    """Tell whether a rule word or value at `start` stands in a phrase right after its noun."""
+    if noun + 1 >= len(part.tokens) or part.tokens[noun + 1] not in _POSTMODIFIERS:
+        return False
+    return 0 < start - noun <= 3  # noqa: PLR2004
+
+
+_POSTMODIFIERS = frozenset({"from", "of", "in", "for", "by", "about"})
+_DETERMINERS = frozenset({"the", "a", "an", "our", "their", "its"})
 
 
 def _extra_identifier(ctx: Context, _span: tuple[int, int] | None) -> str | None:

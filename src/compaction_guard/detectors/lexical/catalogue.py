@@ -533,7 +533,7 @@ RULES: tuple[Rule, ...] = (
         "later_permission",
         {_C, _W},
         world._permission,
-        "A permission for what the rule forbids or to act against it ('exceeding it is fine'), or to reach a new value of its slot next to the copy ('we may go to $1,200').",
+        "A permission for what the rule forbids or to act against it ('exceeding it is fine'), or to reach a new value of its slot next to the copy ('we can spend up to $1,100'; 'we may go to $1,200' may forecast and abstains).",
         "contradicted/issue_9_copy_then_permission_to_exceed",
     ),
     _r(
@@ -561,8 +561,8 @@ RULES: tuple[Rule, ...] = (
         "slot_drift",
         {_W},
         world._slot_drift,
-        "The rule's value permitted to move ('The range may drift at night', 'it can slip', 'some drift is acceptable'), named by an anaphor, a slot noun next to the copy or the rule's subject; 'within the range', a denial or a drift reported restate it.",
-        "weakened/slot_drift_range_may_drift",
+        "The rule's value permitted to move ('the band is allowed to slip', 'some drift is acceptable'), named by an anaphor, a slot noun next to the copy or the rule's subject; a bare modal ('The range may drift at night', 'it can slip') may be a possibility and abstains; 'within the range', a denial or a drift reported restate it.",
+        "weakened/slot_drift_band_allowed_to_slip",
     ),
     _r(
         "unit_permission",

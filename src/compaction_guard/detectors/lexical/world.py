@@ -860,7 +860,8 @@ def _permitted_reach(r: _Read, permits: Sequence[int]) -> Departure | None:
     A modal of permission and a verb of reaching ("go", "reach", "rise", "spend") lead
     to a new value of the rule's dimension in its clause, with no word of measurement
     between them: so a reading before it ("though currently at $412.50 we may go to
-    $1,200") reports the world, and the permission still departs from the rule.
+    $1,200") reports the world, and the permission still departs from the rule. "may"
+    forecasts as often as it permits, so it keeps the copy from certifying unnamed.
     """
     if not (r.st.attached or r.st.implicit):
         return None
@@ -879,8 +880,9 @@ def _permitted_reach(r: _Read, permits: Sequence[int]) -> Departure | None:
             if clauses and clauses[value.start] != clauses[permit]:
                 continue
             if _STATE.isdisjoint(gap) and _NEGATORS.isdisjoint(gap):
-                why = f"{value.surface} is permitted"
-                return _hit("later_permission", _permit_kind(r), why, r.st)
+                # "we may go to $1,200" may forecast as well as permit: never named
+                kind = None if tokens[permit] == "may" else _permit_kind(r)
+                return _hit("later_permission", kind, f"{value.surface} is permitted", r.st)
     return None
 
 
@@ -1237,8 +1239,10 @@ def _slot_drift(r: _Read) -> Departure | None:
 
     After "Keep the server room between 18 and 24 degrees Celsius", a permission for the
     rule's slot (an anaphor, a slot noun such as "range", "band" or "cap" next to the copy,
-    or the rule's own subject) to drift, vary, slip or flex loosens the bound: weakened.
-    "may drift within the range", "must not drift" restate it.
+    or the rule's own subject) to drift, vary, slip or flex loosens the bound: weakened
+    ("is allowed to slip", "some drift is acceptable"). A bare modal ("may drift", "can
+    slip") may only say what can happen, so it is unverifiable. "may drift within the
+    range", "must not drift" restate it.
     """
     if not r.part.analysis.values or r.words.isdisjoint(_DRIFT):
         return None
@@ -1270,6 +1274,10 @@ def _slot_drift(r: _Read) -> Departure | None:
         else:
             named = _near(r.st, subjects, at) or (r.st.implicit and at <= _LEAD_WORDS + 1)
         if granted and named:
+            if all(tokens[p] in _MODALS for p in granted):
+                # "may drift", "it can slip": a possibility ("latency may fluctuate during
+                # deploys") as often as a permission; the tier cannot tell which
+                return _hit("slot_drift", None, f"{token!r}: the rule's value may move", r.st)
             why = f"{token!r}: the rule's value is permitted to move"
             return _hit("slot_drift", Kind.WEAKENED, why, r.st)
     return None

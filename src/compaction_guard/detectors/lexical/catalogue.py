@@ -507,6 +507,20 @@ RULES: tuple[Rule, ...] = (
         "A relation word inside a force phrase ('has to pass', 'needs to stay') is the infinitive's 'to': it leads no scope, so narrowed does not read the word after it as a qualifier ('for the iOS app', 'on staging' still do).",
         "unverifiable/infinitive_to_stay_compatible",
     ),
+    _r(
+        "dimension_noun",
+        set(),
+        rules._names_the_bound,
+        "A noun right before a bound on the rule's value ('at a rate under 60 requests per minute') names what the value measures: narrowed does not read it as a scope ('peak rate', 'for batch jobs' still narrow); it still keeps a copy from certifying.",
+        "unverifiable/dimension_noun_rate_before_the_bound",
+    ),
+    _r(
+        "another_for_any_other",
+        set(),
+        rules._other_one,
+        "'another' where the rule says 'any other' ('never move them to another site') is the rule's own word: narrowed does not read it as a scope; without 'other' in the rule it is one.",
+        "unverifiable/another_for_any_other_site",
+    ),
     # The closed world: other statements on the topic, and the copy's framing.
     _r(
         "later_lift",

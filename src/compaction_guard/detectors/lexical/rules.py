@@ -915,7 +915,7 @@ def _narrowed(ctx: Context) -> Reading | None:
     matched = set(ctx.al.matches.values())
     tokens = ctx.win.tokens
     for index in _extra_words(ctx, None):
-        if _next_step(tokens, index):
+        if _next_step(tokens, index) or _names_the_bound(ctx, index) or _other_one(ctx, index):
             continue
         # A relation word inside a force phrase ("has to pass", "needs to stay") is the
         # infinitive's "to", not a scope; it leads nothing (see `_force_phrase`).
@@ -929,6 +929,32 @@ def _narrowed(ctx: Context) -> Reading | None:
             evidence = {"why": "scope narrowed", "found": tokens[index]}
             return ctx.reading(Kind.WEAKENED, "narrowed", explicit=led, evidence=evidence)
     return None
+
+
+def _names_the_bound(ctx: Context, index: int) -> bool:
+    """Tell whether an extra word names the dimension of the bound right after it.
+
+    "called at a rate under 60 requests per minute", "a size below 2 MB": the noun is
+    what the bounded value measures, not a scope. "at a peak rate under 60" keeps "peak"
+    extra. The tier cannot tell every such noun from a qualifier, so narrowed only
+    leaves it unread (never certified: `_extra_content` still holds it).
+    """
+    if not is_on("dimension_noun") or index + 1 >= len(ctx.win.tokens):
+        return False
+    mark = ctx.win.mark_at[index + 1]
+    if mark < 0 or ctx.win.marks[mark].modality not in (_M.MAX, _M.MIN):
+        return False
+    end = ctx.win.marks[mark].end
+    return any(end <= v.start <= end + 1 for v in ctx.region_values)
+
+
+def _other_one(ctx: Context, index: int) -> bool:
+    """Tell whether an extra "another" says the rule's own "any other" ("to another region")."""
+    return (
+        is_on("another_for_any_other")
+        and ctx.win.tokens[index] == "another"
+        and "other" in ctx.part.analysis.tokens
+    )
 
 
 def _force_phrase(ctx: Context, index: int) -> bool:

@@ -589,7 +589,7 @@ RULES: tuple[Rule, ...] = (
         "condition_met",
         set(),
         slot.condition_met,
-        "A permission for the rule's act once its whole condition is met ('Merges can go to main after review' for 'never merge to main without a review'), with no negation and nothing more after the condition, is the side the rule leaves open: no force lost, no permission against it.",
+        "A permission for the rule's act once its whole condition is met ('Merges can go to main after review' for 'never merge to main without a review'), with no negation and nothing more after the condition, is the side the rule leaves open: no force lost, no negation reversed ('Releases may ship once QA signs off' for '... unless QA signs off'), no permission against it.",
         "preserved/condition_met_permission_after_the_condition",
     ),
     _r(

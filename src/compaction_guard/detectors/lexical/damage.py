@@ -382,6 +382,8 @@ def _negated(ctx: Context) -> str | None:
     if ctx.gated or ctx.guarded:
         return None
     if _flipped(ctx) and not _limited_permission(ctx) and not _hedged_negation(ctx):
+        if condition_met(ctx.part, ctx.win.tokens):
+            return None  # "releases may ship once QA signs off": the side left open
         swaps = ctx.relation_swaps + ctx.act_swaps
         return f"opposite words {swaps}" if swaps else "negation or permission reversed"
     return None

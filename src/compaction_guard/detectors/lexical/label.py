@@ -41,6 +41,8 @@ _POPULATIONS = _words(
 )
 # Times of day or week a rule may be held to, beside the weekday words: "Nights:".
 _TIMES = _words("night nights overnight evenings mornings holidays after-hours")
+# Weekday abbreviations, read as words or hyphen pieces ("Mon-Fri:").
+_TIMES |= _words("mon tue tues wed thu thur thurs fri sat sun")
 # Words that divide what follows them in a label: "Rate per user:", "Each tenant:".
 _DIVIDERS = frozenset({"per", "each"})
 _DETERMINERS = frozenset({"the", "a", "an"})

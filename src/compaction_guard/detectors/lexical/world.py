@@ -207,7 +207,9 @@ _AGAINST_PHRASES = _phrases(
     going beyond
     """,
 )
-_EXCEPT = _words("except excepted exception exceptions excluding exempt exempted carve-out")
+_EXCEPT = _words(
+    "except excepted exception exceptions excluding excluded exempt exempted carve-out",
+)
 _EXCEPT_PHRASES = _phrases(
     """
     other than
@@ -2019,8 +2021,10 @@ def _added_unit(part: Part, tokens: Sequence[str]) -> bool:
         return False
     while at < len(tokens) and tokens[at] in _UNIT_LEADS:
         at += 1
-    # One word may name the unit with it ("and Swiss francs", "and Canadian dollars").
-    return other_unit(part, tokens, at, at + 2) is not None
+    # One word may name the unit with it ("and Swiss francs", "and Canadian dollars"), and
+    # a scope may come first ("and, for US clients, dollars").
+    reach = at + 2 + (_LEAD_WORDS if at < len(tokens) and tokens[at] in _SCOPERS else 0)
+    return other_unit(part, tokens, at, reach) is not None
 
 
 # Words that join a second unit to the copy's: "and dollars", ", with dollars alongside".

@@ -1032,8 +1032,10 @@ def _label_qualifier(ctx: Context, _span: tuple[int, int] | None) -> str | None:
     return label_scope(ctx.part, win, width)
 
 
-# A leading label: a short stretch before the first ": " with no sentence break in it.
-_LABEL = re.compile(r"^[^:.;!?()\[\]]{1,80}:(?=\s)")
+# A leading label: a short stretch before the first ": " with no sentence break in it, or
+# before the first dash standing between spaces ("Staging env - never push ..."): a dash
+# closes a label as a colon does. A hyphen inside a word ("Mon-Fri") closes nothing.
+_LABEL = re.compile(r"^(?:[^:.;!?()\[\]]{1,80}:|[^:.;!?()\[\]]{1,80}?\s[-\u2013\u2014]{1,2})(?=\s)")
 
 
 def _past_framed(ctx: Context, span: tuple[int, int] | None) -> str | None:

@@ -278,7 +278,7 @@ RULES: tuple[Rule, ...] = (
         "label_qualifier",
         set(),
         rules._label_qualifier,
-        "A word the rule lacks fastened before a rule word in a leading label ('Median API response time:', 'Enterprise customer data:') qualifies the copy under it; so does a label word that may scope it, an environment, a kind of people, a day, time or region, or 'per'/'each' before a bare word ('Staging:', 'Rate per user:'); a topic name ('Git:') or who set the rule ('Rule from the user:') does not.",
+        "A word the rule lacks fastened before a rule word in a leading label ('Median API response time:', 'Enterprise customer data:', or one closed by a spaced dash: 'Staging env - ') qualifies the copy under it; so does a label word that may scope it, an environment, a kind of people, a day, time or region, or 'per'/'each' before a bare word ('Staging:', 'Rate per user:'); a topic name ('Git:') or who set the rule ('Rule from the user:') does not.",
         "unverifiable/probe_label_modifier_before_a_rule_noun",
     ),
     _r(
@@ -645,7 +645,7 @@ RULES: tuple[Rule, ...] = (
         "appended_alternative",
         {_W},
         world.residue_departure,
-        "Text appended inside the copy's clause widens it ('or /tmp', 'or equivalent', ', except ...', 'and dollars' after 'in euros'); an appended scope ('(for admins)', ', per token', 'for staging only' anywhere in its remark) abstains.",
+        "Text appended inside the copy's clause widens it ('or /tmp', 'or equivalent', ', except ...', 'and dollars' after 'in euros'); an appended scope ('(for admins)', ', per token', 'for staging only' anywhere in its remark) abstains, as does a noun phrase joined by 'and' to an 'only' rule's one choice ('and the gpu box', 'and staging').",
         "weakened/issue_9_appended_alternative_path",
     ),
     # Verdicts without a restatement.

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from compaction_guard.detectors.lexical.align import Part
     from compaction_guard.detectors.lexical.text import Analysis
 
-__all__ = ["label_scope"]
+__all__ = ["ENVIRONMENTS", "label_scope"]
 
 
 def _words(text: str) -> frozenset[str]:
@@ -29,7 +29,7 @@ def _words(text: str) -> frozenset[str]:
 
 
 # Environments a rule may be held to: "Staging:", "Prod only:", "In dev:".
-_ENVIRONMENTS = _words(
+ENVIRONMENTS = _words(
     "staging stage prod production dev development sandbox preview canary uat preprod "
     "pre-prod qa beta demo",
 )
@@ -79,7 +79,7 @@ def label_scope(part: Part, win: Analysis, width: int) -> str | None:
 
     for index, token in enumerate(tokens):
         pieces = token.split("-")
-        named = any(p in _ENVIRONMENTS or p in _POPULATIONS or p in _TIMES for p in pieces)
+        named = any(p in ENVIRONMENTS or p in _POPULATIONS or p in _TIMES for p in pieces)
         if (named or token in TIME_WORDS or _kind_of_users(tokens, index)) and foreign(index):
             return f"the label's {token!r} may scope the copy"
         if len(pieces) == 2 and pieces[0] in _DIVIDERS and foreign(index):  # noqa: PLR2004

@@ -21,7 +21,7 @@ from compaction_guard.detectors.lexical.acts import BY_NAME as ACT_CLASSES
 from compaction_guard.detectors.lexical.acts import act_sites
 from compaction_guard.detectors.lexical.frame import bare_words
 from compaction_guard.detectors.lexical.index import NUMBER, lookup_keys
-from compaction_guard.detectors.lexical.label import label_scope
+from compaction_guard.detectors.lexical.label import ENVIRONMENTS, label_scope
 from compaction_guard.detectors.lexical.lexicon import GENERIC, RULE_NOUNS, STOPWORDS
 from compaction_guard.detectors.lexical.marks import find_modality
 from compaction_guard.detectors.lexical.modality import NEGATIVE, Modality
@@ -1968,15 +1968,9 @@ def residue_departure(  # noqa: PLR0911 (one return per kind of residue)
     first = tokens[0]
     if first in _APPEND or (first == "but" and len(tokens) > 1 and tokens[1] in _NEGATORS):
         return Departure(Kind.WEAKENED, "appended_alternative", f"{first!r} widens the copy", text)
-    if first == "and" and len(tokens) > 1 and (
-        tokens[1] in _AND_WIDENS or _is_name_like(tokens[1]) or _exclusive_name(part, tokens)
-    ):
-        return Departure(Kind.WEAKENED, "appended_alternative", "'and' adds to the copy", text)
-    # "in USD and cents, or in euros": the joined piece narrows nothing, and the
-    # alternative after it widens the copy as much as one right after the copy would.
-    later = next((t for t in tokens[1:] if t in _APPEND and t != "and"), None)
-    if first == "and" and later is not None:
-        return Departure(Kind.WEAKENED, "appended_alternative", f"{later!r} widens the copy", text)
+    by_and = _joined_by_and(part, tokens, text) if first == "and" else None
+    if by_and is not None:
+        return by_and
     if _added_unit(part, tokens):
         why = "'and' adds another unit of the rule's slot"
         return Departure(Kind.WEAKENED, "appended_alternative", why, text)
@@ -2003,6 +1997,23 @@ def residue_departure(  # noqa: PLR0911 (one return per kind of residue)
         # "(for admins)", ", per token", "(in prod)": a scope the tier cannot weigh
         return Departure(None, "appended_alternative", f"{first!r} may narrow the copy", text)
     return found
+
+
+def _joined_by_and(part: Part, tokens: Sequence[str], text: str) -> Departure | None:
+    """Read an "and" right after a copy: another thing the copy reaches, or a second choice."""
+    if len(tokens) > 1 and (
+        tokens[1] in _AND_WIDENS or _is_name_like(tokens[1]) or _exclusive_name(part, tokens)
+    ):
+        return Departure(Kind.WEAKENED, "appended_alternative", "'and' adds to the copy", text)
+    if _exclusive_second_choice(part, tokens):
+        why = "'and' may add a second choice to the exclusive rule's one"
+        return Departure(None, "appended_alternative", why, text)
+    # "in USD and cents, or in euros": the joined piece narrows nothing, and the
+    # alternative after it widens the copy as much as one right after the copy would.
+    later = next((t for t in tokens[1:] if t in _APPEND and t != "and"), None)
+    if later is not None:
+        return Departure(Kind.WEAKENED, "appended_alternative", f"{later!r} widens the copy", text)
+    return None
 
 
 def _added_unit(part: Part, tokens: Sequence[str]) -> bool:
@@ -2044,6 +2055,28 @@ def _exclusive_name(part: Part, tokens: Sequence[str]) -> bool:
     own = set(part.analysis.tokens)
     clause = [t for t in tokens[1 : 1 + _REACH] if t not in _APPEND]
     return any(_is_name_like(t) and t not in own for t in clause)
+
+
+def _exclusive_second_choice(part: Part, tokens: Sequence[str]) -> bool:
+    """Tell whether an "only" rule's copy goes on to a noun phrase of its own ("and the gpu box").
+
+    "only on the perf cluster and the gpu box", "... and staging": right after the copy,
+    "and" with a determiner and a word the rule lacks, or with an environment, may be a
+    second place the act is allowed; "and the results go to #perf" may be another
+    sentence's subject, so the tier abstains rather than naming the damage.
+    """
+    if "only" not in part.analysis.tokens or len(tokens) < 2:  # noqa: PLR2004
+        return False
+    own = _part_stems(part)
+    if tokens[1] in ENVIRONMENTS and stem(tokens[1]) not in own:
+        return True
+    if tokens[1] not in _CHOICE_DETERMINERS:
+        return False
+    content = [t for t in tokens[2:4] if t.isalpha() and t not in STOPWORDS]
+    return bool(content) and stem(content[0]) not in own
+
+
+_CHOICE_DETERMINERS = _words("the a an one our my your this that these those another")
 
 
 def _appended_scope(part: Part, tokens: Sequence[str]) -> bool:

@@ -22,7 +22,13 @@ from compaction_guard.detectors.lexical.acts import act_sites
 from compaction_guard.detectors.lexical.frame import bare_words
 from compaction_guard.detectors.lexical.index import NUMBER, lookup_keys
 from compaction_guard.detectors.lexical.label import ENVIRONMENTS, label_scope
-from compaction_guard.detectors.lexical.lexicon import GENERIC, RULE_NOUNS, STOPWORDS
+from compaction_guard.detectors.lexical.lexicon import (
+    GENERIC,
+    OPPOSITE_ACTS,
+    RULE_NOUNS,
+    STOPWORDS,
+    concept,
+)
 from compaction_guard.detectors.lexical.marks import find_modality
 from compaction_guard.detectors.lexical.modality import NEGATIVE, Modality
 from compaction_guard.detectors.lexical.slot import (
@@ -1596,7 +1602,70 @@ def _value(r: _Read) -> Departure | None:  # noqa: PLR0911 (one return per bindi
             return _hit("later_value", Kind.MUTATED, f"{value.surface} bound to the rule", r.st)
         if before[-1] in aspects and "now" in between:
             return _hit("later_value", None, f"{value.surface} may be the rule's new value", r.st)
-    return _remark_value(r)
+    return _subject_value(r) or _remark_value(r)
+
+
+def _subject_value(r: _Read) -> Departure | None:
+    """Read the rule's subject given a new value of its dimension by a verb, next to the copy.
+
+    "Build artifacts are purged after 2 days", "can only be deleted after 14 days", "we
+    already delete build artifacts after 3 days" after a copy of "Keep build artifacts for
+    at least 30 days": no copula binds the value, but the subject that holds the rule's
+    value is given another one of its unit in its own clause, led by a word of treatment
+    ("after", "for", "exceed"; a reading, "is 190 ms" or "at 02:10", is none). Past the
+    rule's bound, with the rule's act or its opposite ("kept", "purged"), it is a new
+    value of the rule. On the side the rule leaves open ("purged after 400 days"), for a
+    threshold ("once they exceed $9,000") or with another act ("move to cold storage
+    after 30 days") the tier cannot say whether it moved, scoped or left the rule, so it
+    abstains. A count of the subject ("purged 30 artifacts") has no unit of the rule.
+    """
+    if not (r.st.attached or r.st.implicit):
+        return None
+    slots = _slots(r.part)
+    subject = [i for i, word in enumerate(r.st.stems) if word in slots]
+    if not subject:
+        return None
+    acting = _names_the_act(r)
+    tokens = r.st.tokens
+    for value in r.st.values:
+        if not (_new_value(r.part, value) and _measured(value)):
+            continue
+        if not value.start or tokens[value.start - 1] not in _TREATMENT_LEADS:
+            continue  # "is 190 ms", "started at 02:10", "older than 400 days": a reading
+        if not any(
+            0 < value.start - s <= 2 * _REACH and _same_clause(r.st, [s], value.start)
+            for s in subject
+        ):
+            continue
+        past = acting and _past_bound(r.part, value)
+        kind = Kind.MUTATED if past else None
+        return _hit("later_value", kind, f"{value.surface} given to the rule's subject", r.st)
+    return None
+
+
+# The words that lead a value a subject is treated at: "purged after 2 days", "kept for 2
+# years", "once they exceed $9,000"; never "at", "is" or "than", which lead a reading.
+_TREATMENT_LEADS = _words("after for beyond past over above under below exceed exceeds exceeding")
+
+
+def _names_the_act(r: _Read) -> bool:
+    """Tell whether a statement names the rule's act or its opposite ("purged" for "keep")."""
+    acts = {w for w in map(stem, r.part.analysis.tokens) if w in OPPOSITE_ACTS}
+    acts |= {o for w in acts for o in OPPOSITE_ACTS[w]}
+    concepts = {concept(w) for w in acts}
+    return any(w in acts or concept(w) in concepts for w in r.st.stems)
+
+
+def _past_bound(part: Part, value: Value) -> bool:
+    """Tell whether a value lies past the rule's one bound ("14 days" for "at least 60 days")."""
+    classes = part.classes
+    low, high = bool(classes[Modality.MIN]), bool(classes[Modality.MAX])
+    if low == high:
+        return False
+    bounds = [v for v in part.analysis.values if comparable(v, value) and _same_unit(v, value)]
+    if len(bounds) != 1 or bounds[0].kind != value.kind:
+        return False
+    return value.amount < bounds[0].amount if low else value.amount > bounds[0].amount
 
 
 def _remark_value(r: _Read) -> Departure | None:
@@ -2487,7 +2556,11 @@ def _may_depart(wording: Wording) -> bool:
     words = set(wording.tokens)
     if words & _DEPARTURE_WORDS or any(t.startswith("un") or t.endswith("n't") for t in words):
         return True
-    return bool(wording.values) and bool(words & _COPULA)
+    # "Build artifacts are purged after 2 days" has a copula; "we already delete them after
+    # 3 days" gives the rule's subject a new value with none (`_subject_value`).
+    return bool(wording.values) and (
+        bool(words & _COPULA) or any(_measured(v) for v in wording.values)
+    )
 
 
 def _restates(part: Part, keys: Sequence[str | None]) -> bool:

@@ -1632,12 +1632,22 @@ def _subject_value(r: _Read) -> Departure | None:
             continue
         if not value.start or tokens[value.start - 1] not in _TREATMENT_LEADS:
             continue  # "is 190 ms", "started at 02:10", "older than 400 days": a reading
-        if not any(
-            0 < value.start - s <= 2 * _REACH and _same_clause(r.st, [s], value.start)
+        held = [
+            s
             for s in subject
-        ):
+            if 0 < value.start - s <= 2 * _REACH and _same_clause(r.st, [s], value.start)
+        ]
+        if not held:
             continue
-        past = acting and _past_bound(r.part, value)
+        # "Temporary files next to backups", "the logs of the backups": the subject is
+        # another noun's; "backups older than 30 days ... after review for 2 days": the
+        # rule's own value beside it may describe its own process. Neither is named.
+        past = (
+            acting
+            and _past_bound(r.part, value)
+            and not any(_governed(tokens, s) for s in held)
+            and not any(_rule_amount(r.part, v) for v in r.st.values)
+        )
         kind = Kind.MUTATED if past else None
         return _hit("later_value", kind, f"{value.surface} given to the rule's subject", r.st)
     return None
@@ -1646,6 +1656,20 @@ def _subject_value(r: _Read) -> Departure | None:
 # The words that lead a value a subject is treated at: "purged after 2 days", "kept for 2
 # years", "once they exceed $9,000"; never "at", "is" or "than", which lead a reading.
 _TREATMENT_LEADS = _words("after for beyond past over above under below exceed exceeds exceeding")
+
+
+def _governed(tokens: Sequence[str], position: int) -> bool:
+    """Tell whether a noun is a preposition's object ("next to backups", "of the backups")."""
+    at = position - 1
+    while at >= 0 and (tokens[at] in _DETERMINERS or tokens[at] in _SUBJECT_WORDS):
+        at -= 1
+    return at >= 0 and tokens[at] in _PREPOSITIONS
+
+
+_PREPOSITIONS = _words("of to for from with near beside beyond in on at by than about like")
+# Words that may stand inside the subject's own noun phrase: "session recordings", "old build
+# artifacts" are the subject, "all", "every" and "each" quantify it.
+_SUBJECT_WORDS = _words("all every each any")
 
 
 def _names_the_act(r: _Read) -> bool:

@@ -624,7 +624,7 @@ RULES: tuple[Rule, ...] = (
         "later_value",
         {_M},
         world._value,
-        "A new value of the rule's dimension bound to its subject ('the cap is $2,000', 'the target is now ...'); a second bound in the copy's own remark ('(up to $1,200 with approval)') abstains. Next to the copy, the rule's subject given another value of its unit in its clause, led by a word of treatment ('are purged after 2 days', 'can only be deleted after 14 days', 'we already delete them after 3 days') is mutated past the rule's one bound with its act or the opposite act; otherwise ('once they exceed $9,000', 'move to cold storage after 30 days') it abstains; a reading ('is 190 ms', 'started at 02:10', 'older than 400 days') or a count of the subject ('purged 30 records') is no value of it.",
+        "A new value of the rule's dimension bound to its subject ('the cap is $2,000', 'the target is now ...'); a second bound in the copy's own remark ('(up to $1,200 with approval)') abstains. Next to the copy, the rule's subject given another value of its unit in its clause, led by a word of treatment ('are purged after 2 days', 'can only be deleted after 14 days', 'we already delete them after 3 days') is mutated past the rule's one bound with its act or the opposite act right before the lead ('deleted after', 'kept for') and no negation or hypothetical; otherwise ('once they exceed $9,000', 'move to cold storage after 30 days') it abstains; a reading ('is 190 ms', 'started at 02:10', 'older than 400 days') or a count of the subject ('purged 30 records') is no value of it.",
         "mutated/issue_9_target_is_now_a_new_band",
     ),
     _r(

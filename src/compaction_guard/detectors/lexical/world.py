@@ -1625,7 +1625,6 @@ def _subject_value(r: _Read) -> Departure | None:
     subject = [i for i, word in enumerate(r.st.stems) if word in slots]
     if not subject:
         return None
-    acting = _names_the_act(r)
     tokens = r.st.tokens
     for value in r.st.values:
         if not (_new_value(r.part, value) and _measured(value)):
@@ -1643,7 +1642,7 @@ def _subject_value(r: _Read) -> Departure | None:
         # another noun's; "backups older than 30 days ... after review for 2 days": the
         # rule's own value beside it may describe its own process. Neither is named.
         past = (
-            acting
+            _acts_on(r, tokens, value.start - 1)
             and _past_bound(r.part, value)
             and not any(_governed(tokens, s) for s in held)
             and not any(_rule_amount(r.part, v) for v in r.st.values)
@@ -1672,12 +1671,23 @@ _PREPOSITIONS = _words("of to for from with near beside beyond in on at by than 
 _SUBJECT_WORDS = _words("all every each any")
 
 
-def _names_the_act(r: _Read) -> bool:
-    """Tell whether a statement names the rule's act or its opposite ("purged" for "keep")."""
+def _acts_on(r: _Read, tokens: Sequence[str], lead: int) -> bool:
+    """Tell whether the rule's act or its opposite governs a value's lead ("deleted after").
+
+    The act must stand at most three words before the lead ("delete build artifacts
+    after"), in a statement with no negation and no hypothetical: "indexed after 2 days and
+    deleted after 120", "kept in hot storage for 7 days, then archived", "deleting them
+    after 10 days would break the rule" and "never deleted after 10 days" say no new value.
+    """
+    if _hypothetical(tokens) or not _NEGATORS.isdisjoint(tokens) or "would" in tokens:
+        return False
     acts = {w for w in map(stem, r.part.analysis.tokens) if w in OPPOSITE_ACTS}
     acts |= {o for w in acts for o in OPPOSITE_ACTS[w]}
     concepts = {concept(w) for w in acts}
-    return any(w in acts or concept(w) in concepts for w in r.st.stems)
+    stems = r.st.stems
+    return any(
+        stems[i] in acts or concept(stems[i]) in concepts for i in range(max(0, lead - 3), lead)
+    )
 
 
 def _past_bound(part: Part, value: Value) -> bool:

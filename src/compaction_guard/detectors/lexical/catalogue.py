@@ -572,6 +572,13 @@ RULES: tuple[Rule, ...] = (
         "unverifiable/anaphor_reach_permission_past_an_unrelated_sentence",
     ),
     _r(
+        "later_omission",
+        set(),
+        world._omission,
+        "An imperative after the copy that leaves out what a 'without' rule requires ('Skip the header unless the API rejects the call', 'Just skip the backup') abstains: the tier cannot weigh the cases it names; skipping the act itself ('Skip the admin API') is not read.",
+        "unverifiable/omission_skip_the_required_header",
+    ),
+    _r(
         "slot_drift",
         {_W},
         world._slot_drift,

@@ -1242,6 +1242,38 @@ def _other_choice(r: _Read) -> Departure | None:
     return None
 
 
+def _omission(r: _Read) -> Departure | None:
+    """Find an order to leave out what a "without" rule requires ("Skip the header unless ...").
+
+    After "Never call the admin API without an X-Admin-Token header", an imperative that
+    opens on a leaving-out verb ("skip", "omit", "drop") and names, within
+    a few words, a word of what the rule's "without" requires tells the agent to act with
+    the thing missing, perhaps only in some cases the tier cannot weigh: never a
+    certification. "Skip the admin API" (the act, not its requirement) is not read.
+    """
+    tokens = r.st.tokens
+    start = 1 if tokens and tokens[0] in _OMIT_LEADS else 0
+    if len(tokens) <= start or tokens[start] not in _OMIT:
+        return None
+    rule = r.part.analysis.tokens
+    if "without" not in rule:
+        return None
+    required = {stem(t) for t in rule[rule.index("without") + 1 :] if t.isalpha()}
+    required -= {stem(t) for t in STOPWORDS}
+    after = tokens[start + 1 : start + 1 + _OMIT_REACH]
+    named = [t for t in after if t not in STOPWORDS]
+    if any(stem(t) in required for t in named):
+        why = f"{tokens[start]!r} leaves out what the rule requires"
+        return _hit("later_omission", None, why, r.st)
+    return None
+
+
+# Imperatives that leave a thing out, and words that may open them ("just skip ...").
+_OMIT = _words("skip omit drop remove strip forgo forget ignore")
+_OMIT_LEADS = _words("just please then also so")
+_OMIT_REACH = 4
+
+
 def _slot_drift(r: _Read) -> Departure | None:
     """Find the rule's value permitted to drift ("The range may drift at night").
 
@@ -1766,6 +1798,7 @@ _READERS = (
     _slot_drift,
     _unit_permission,
     _other_choice,
+    _omission,
 )
 
 Reader = Callable[["_Read"], "Departure | None"]
@@ -1819,6 +1852,7 @@ TRIGGERS: dict[Reader, Trigger] = {
     _slot_drift: lambda st: bool(st.permits) and not _DRIFT.isdisjoint(st.words),
     _unit_permission: _permission_trigger,
     _other_choice: lambda st: _may_name_a_choice(st.tokens),
+    _omission: lambda st: not _OMIT.isdisjoint(st.words),
 }
 # On unless `unfiltered()` turns it off; a context variable, so a reference reading in one
 # thread or task never switches off the prefilter of a `check()` running beside it.

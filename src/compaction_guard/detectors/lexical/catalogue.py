@@ -579,6 +579,13 @@ RULES: tuple[Rule, ...] = (
         "unverifiable/omission_skip_the_required_header",
     ),
     _r(
+        "later_concession",
+        set(),
+        world._concession,
+        "A statement after the copy with no negation that does the act a prohibition forbids and concedes a case ('Branches must be merged even when coverage is below 90%', 'Delete audit logs no matter what') abstains; 'Never merge even if the lead asks' restates the rule.",
+        "unverifiable/concession_merged_even_when_below_the_bound",
+    ),
+    _r(
         "slot_drift",
         {_W},
         world._slot_drift,

@@ -1274,6 +1274,46 @@ _OMIT_LEADS = _words("just please then also so")
 _OMIT_REACH = 4
 
 
+def _concession(r: _Read) -> Departure | None:
+    """Find the act a rule forbids ordered in spite of a case ("merged even when ... below").
+
+    After "Do not merge a branch unless test coverage stays at or above 90%", a statement
+    with no negation that does the rule's act and then concedes a case ("even when",
+    "even if", "regardless of", "no matter") tells the agent to act where the rule may
+    forbid it: never a certification. "Never merge even if the lead asks" restates it.
+    """
+    if _PROHIBITORS.isdisjoint(r.part.analysis.tokens):
+        return None
+    at = _has_phrase(r.st.tokens, _CONCESSIONS)
+    if at is None or not _NEGATORS.isdisjoint(r.st.tokens[:at]):
+        return None
+    verbs = _rule_act_verbs(r.part) | _forbidden_verb(r.part)
+    if any(s in verbs for s in r.st.stems[:at]):
+        return _hit("later_concession", None, "the forbidden act is conceded a case", r.st)
+    return None
+
+
+def _forbidden_verb(part: Part) -> frozenset[str]:
+    """Return the stem of the word right after the rule's negation ("do not merge": merge)."""
+    tokens = part.analysis.tokens
+    at = next((i for i, t in enumerate(tokens) if t in _PROHIBITORS), None)
+    if at is None or at + 1 >= len(tokens) or not tokens[at + 1].isalpha():
+        return frozenset()
+    return frozenset({stem(tokens[at + 1])})
+
+
+_PROHIBITORS = _words("not never n't no")
+_CONCESSIONS = _phrases(
+    """
+    even when
+    even if
+    even though
+    regardless of
+    no matter
+    """,
+)
+
+
 def _slot_drift(r: _Read) -> Departure | None:
     """Find the rule's value permitted to drift ("The range may drift at night").
 
@@ -1799,6 +1839,7 @@ _READERS = (
     _unit_permission,
     _other_choice,
     _omission,
+    _concession,
 )
 
 Reader = Callable[["_Read"], "Departure | None"]
@@ -1853,6 +1894,7 @@ TRIGGERS: dict[Reader, Trigger] = {
     _unit_permission: _permission_trigger,
     _other_choice: lambda st: _may_name_a_choice(st.tokens),
     _omission: lambda st: not _OMIT.isdisjoint(st.words),
+    _concession: lambda st: _has_phrase(st.tokens, _CONCESSIONS) is not None,
 }
 # On unless `unfiltered()` turns it off; a context variable, so a reference reading in one
 # thread or task never switches off the prefilter of a `check()` running beside it.
@@ -2657,9 +2699,11 @@ _DEPARTURE_WORDS = frozenset().union(
     _EXCEPT,
     _SUPERSEDE,
     _ADDING,
+    _OMIT,
     *(
         {phrase[0] for phrase in phrases}
         for phrases in (
+            _CONCESSIONS,
             _LIFT_PHRASES,
             _AGAINST_PHRASES,
             _EXCEPT_PHRASES,

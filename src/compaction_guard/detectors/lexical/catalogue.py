@@ -589,7 +589,7 @@ RULES: tuple[Rule, ...] = (
         "slot_drift",
         {_W},
         world._slot_drift,
-        "The rule's value permitted to move ('the band is allowed to slip', 'some drift is acceptable'), named by an anaphor, a slot noun next to the copy or the rule's subject; a bare modal ('The range may drift at night', 'it can slip') may be a possibility and abstains; 'within the range', a denial or a drift reported restate it.",
+        "The rule's value permitted to move ('the band is allowed to slip', 'some drift is acceptable', 'Excursions to 26 degrees are fine', 'a couple of degrees either way is fine'), named by an anaphor, a slot noun next to the copy or the rule's subject; a bare modal ('The range may drift at night', 'it can slip') may be a possibility and abstains; 'within the range', a denial or a drift reported restate it.",
         "weakened/slot_drift_band_allowed_to_slip",
     ),
     _r(

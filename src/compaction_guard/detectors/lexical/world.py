@@ -1324,7 +1324,7 @@ def _slot_drift(r: _Read) -> Departure | None:
     slip") may only say what can happen, so it is unverifiable. "may drift within the
     range", "must not drift" restate it.
     """
-    if not r.part.analysis.values or r.words.isdisjoint(_DRIFT):
+    if not r.part.analysis.values or not _drift_trigger(r.st):
         return None
     tokens, clauses = r.st.tokens, r.st.clauses
     near_copy = r.st.attached or r.st.implicit
@@ -1337,7 +1337,9 @@ def _slot_drift(r: _Read) -> Departure | None:
     subjects = [*r.refs, *r.mentions, *slots]
     accepting = [i for i in r.st.permits if tokens[i] in _ACCEPTING]
     for at, token in enumerate(tokens):
-        if token not in _DRIFT:
+        # "a couple of degrees either way": a tolerance phrase after the amount it allows
+        tolerance = at > 0 and _has_phrase(tokens[at : at + 3], _TOLERANCES) == 0
+        if token not in _DRIFT and not tolerance:
             continue
         clause = _permission_clause(tokens, clauses, at)
         if restating(tokens, clause) or any(tokens[i] in _INSIDE_WORDS for i in clause):
@@ -1364,7 +1366,10 @@ def _slot_drift(r: _Read) -> Departure | None:
 
 
 # Verbs (and nouns) of a value moving off its mark: "may drift", "can slip", "some drift".
-_DRIFT_NOUNS = _words("drift deviation deviations fluctuation fluctuations variance slippage")
+_DRIFT_NOUNS = _words(
+    "drift deviation deviations fluctuation fluctuations variance slippage excursion excursions "
+    "overshoot overshoots leeway",
+)
 _DRIFT = _DRIFT_NOUNS | _words(
     """
     drift drifts drifting vary varies varying fluctuate fluctuates fluctuating flex flexes
@@ -1373,6 +1378,20 @@ _DRIFT = _DRIFT_NOUNS | _words(
     widen widens widened stretch stretches stretched
     """,
 )
+# A tolerance around the rule's value, said as a phrase: "a couple of degrees either way".
+_TOLERANCES = _phrases(
+    """
+    either way
+    give or take
+    plus or minus
+    """,
+)
+
+
+def _drift_trigger(st: Statement) -> bool:
+    return not _DRIFT.isdisjoint(st.words) or _has_phrase(st.tokens, _TOLERANCES) is not None
+
+
 _DRIFT_SLOTS = frozenset(
     stem(w)
     for w in (
@@ -1890,7 +1909,7 @@ TRIGGERS: dict[Reader, Trigger] = {
     _value: lambda st: bool(st.values)
     and (st.implicit or not _reported(st.tokens) or _value_before_noun(st)),
     _slot_permission: lambda st: not _SLOT_PERMITS_OR_EXEMPT.isdisjoint(st.words),
-    _slot_drift: lambda st: bool(st.permits) and not _DRIFT.isdisjoint(st.words),
+    _slot_drift: lambda st: bool(st.permits) and _drift_trigger(st),
     _unit_permission: _permission_trigger,
     _other_choice: lambda st: _may_name_a_choice(st.tokens),
     _omission: lambda st: not _OMIT.isdisjoint(st.words),

@@ -53,20 +53,13 @@ def other_unit(part: Part, tokens: Sequence[str], start: int, stop: int) -> int 
 def _money_word(token: str) -> tuple[str, str] | None:
     """Read a currency word beside a money slot: "pounds sterling" is no weight there.
 
-    Also currencies the value reader has no table entry for ("Swiss francs", "yuan").
+    Other currency words are the value reader's own (`unit_word`); only "pound" needs the
+    slot, since elsewhere it is a weight.
     """
-    word = token.lower()
-    if word in _STERLING:
-        return "money", "gbp"
-    base = word.removesuffix("s")
-    return ("money", base) if word in _CURRENCIES or base in _CURRENCIES else None
+    return ("money", "gbp") if token.lower() in _STERLING else None
 
 
 _STERLING = frozenset({"pound", "pounds", "sterling", "quid"})
-_CURRENCIES = frozenset(
-    {"franc", "yuan", "renminbi", "peso", "krona", "kronor", "krone", "kroner", "zloty"}
-    | {"lira", "dirham", "ruble", "rouble", "baht", "ringgit", "shekel", "forint", "rupiah"},
-)
 
 
 def _related(left: str, right: str) -> bool:

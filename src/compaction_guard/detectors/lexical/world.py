@@ -116,10 +116,11 @@ class Statement:
         object.__setattr__(self, "words", words)
         permits = () if _PERMIT.isdisjoint(words) else tuple(_permits(tokens))
         object.__setattr__(self, "permits", permits)
-        object.__setattr__(self, "stems", tuple(stem(t) for t in tokens))
+        object.__setattr__(self, "stems", tuple(map(stem, tokens)))
         object.__setattr__(self, "stem_set", frozenset(self.stems))
         undoing: tuple[int, ...] = ()
-        if any(w.startswith("un") for w in words):
+        # An undone verb follows an actor: with no actor word there is none to look for.
+        if not _ACTORS.isdisjoint(words) and any(w.startswith("un") for w in words):
             undoing = tuple(
                 i
                 for i in range(1, len(tokens))
@@ -420,14 +421,13 @@ def _part_words(part: Part) -> tuple[frozenset[str], frozenset[str]]:
     return own, heads
 
 
-def _subjects(part: Part, statement: Statement) -> tuple[list[int], list[int]]:
-    """Return (rule references, head-word mentions) in the statement.
+def _references(part: Part, statement: Statement) -> list[int]:
+    """Return where a statement refers to the rule.
 
     A rule reference is an anaphor (only when the statement is attached to a mention)
-    or a rule noun ("that limit", "the restriction"). A head-word mention is one of the
-    rule's own content words or identifiers.
+    or a rule noun ("that limit", "the restriction").
     """
-    own, heads = _part_words(part)
+    own = _part_words(part)[0]
     tokens, stems = statement.tokens, statement.stems
     refs: list[int] = []
     pointing = statement.attached and not _POINTERS.isdisjoint(statement.words)
@@ -444,9 +444,15 @@ def _subjects(part: Part, statement: Statement) -> tuple[list[int], list[int]]:
             ):
                 refs.append(position)
     refs += _value_named(part, statement)
+    return refs
+
+
+def _mentions(part: Part, statement: Statement) -> list[int]:
+    """Return where a statement names one of the rule's own content words or identifiers."""
+    heads = _part_words(part)[1]
     if heads.isdisjoint(statement.stem_set):
-        return refs, []
-    return refs, [position for position, word in enumerate(stems) if word in heads]
+        return []
+    return [position for position, word in enumerate(statement.stems) if word in heads]
 
 
 def _value_named(part: Part, statement: Statement) -> list[int]:
@@ -632,8 +638,7 @@ def departure_in_clause(
     readers = _READERS if readers is None else readers
     if not readers:
         return None
-    refs, mentions = _subjects(part, statement)
-    read = _Read(part, statement, refs, mentions, _part_stems(part), statement.words)
+    read = _Read(part, statement)
     for reader in readers:
         found = reader(read)
         if found is not None and is_on(found.rule):
@@ -643,18 +648,39 @@ def departure_in_clause(
     return None
 
 
-@dataclass(slots=True)  # not frozen: one is made per statement read, and frozen init is slow
 class _Read:
-    """One statement with its references to the rule found: what every reader needs."""
+    """One statement read for one part: what every reader needs, found when first asked.
 
-    part: Part
-    st: Statement
-    refs: list[int]
-    mentions: list[int]
-    own: frozenset[str]
-    # The statement's distinct tokens: a reader whose trigger words are all absent stops
-    # after one set test instead of walking every token.
-    words: frozenset[str]
+    `refs` (rule references) and `mentions` (the rule's head words) are worked out on first
+    use: most statements reach only readers that reject them on their own words or values
+    (no new value of the rule's dimension, no "only" in the rule), and never ask.
+    """
+
+    __slots__ = ("_mentions", "_refs", "own", "part", "st", "words")
+
+    def __init__(self, part: Part, st: Statement) -> None:
+        self.part = part
+        self.st = st
+        self.own = _part_words(part)[0]
+        # The statement's distinct tokens: a reader whose trigger words are all absent
+        # stops after one set test instead of walking every token.
+        self.words = st.words
+        self._refs: list[int] | None = None
+        self._mentions: list[int] | None = None
+
+    @property
+    def refs(self) -> list[int]:
+        """Where the statement refers to the rule (`_references`)."""
+        if self._refs is None:
+            self._refs = _references(self.part, self.st)
+        return self._refs
+
+    @property
+    def mentions(self) -> list[int]:
+        """Where the statement names the rule's head words (`_mentions`)."""
+        if self._mentions is None:
+            self._mentions = _mentions(self.part, self.st)
+        return self._mentions
 
 
 def _hit(rule: str, kind: Kind | None, why: str, statement: Statement) -> Departure:
@@ -1865,7 +1891,21 @@ Reader = Callable[["_Read"], "Departure | None"]
 Trigger = Callable[[Statement], bool]
 
 
+def _firsts_of(*tables: tuple[tuple[str, ...], ...]) -> frozenset[str]:
+    """Return the first words of every phrase in `tables`: a phrase needs its first word."""
+    return frozenset(phrase[0] for table in tables for phrase in table)
+
+
+# Each trigger's words: a statement holding none of a trigger's single words and none of
+# its phrases' first words fails that trigger, so one set test answers for most statements.
+_LIFT_CUES = _LIFT | _firsts_of(_LIFT_PHRASES, _UNNEEDED)
+_SCOPE_CUES = _firsts_of(_SCOPE_PHRASES)
+_CONCESSION_CUES = _firsts_of(_CONCESSIONS)
+
+
 def _lift_trigger(st: Statement) -> bool:
+    if _LIFT_CUES.isdisjoint(st.words):
+        return False
     return (
         not _LIFT.isdisjoint(st.words)
         or _has_phrase(st.tokens, _LIFT_PHRASES) is not None
@@ -1874,6 +1914,8 @@ def _lift_trigger(st: Statement) -> bool:
 
 
 def _supersede_trigger(st: Statement) -> bool:
+    if _SUPERSEDE_OPENERS.isdisjoint(st.words):
+        return False
     past = _has_phrase(st.tokens, _SUPERSEDE_PHRASES)
     return not _SUPERSEDE.isdisjoint(st.words) or past is not None
 
@@ -1887,6 +1929,8 @@ def _extension_trigger(st: Statement) -> bool:
 
 
 def _exception_trigger(st: Statement) -> bool:
+    if _EXCEPT_OPENERS.isdisjoint(st.words):
+        return False
     return not _EXCEPT.isdisjoint(st.words) or _has_phrase(st.tokens, _EXCEPT_PHRASES) is not None
 
 
@@ -1904,7 +1948,8 @@ TRIGGERS: dict[Reader, Trigger] = {
     _permission: _permission_trigger,
     _extension: _extension_trigger,
     _exception: _exception_trigger,
-    _scope: lambda st: _has_phrase(st.tokens, _SCOPE_PHRASES) is not None,
+    _scope: lambda st: not _SCOPE_CUES.isdisjoint(st.words)
+    and _has_phrase(st.tokens, _SCOPE_PHRASES) is not None,
     _change: lambda st: not _CHANGE.isdisjoint(st.words) or not _MOVING.isdisjoint(st.words),
     _value: lambda st: bool(st.values)
     and (st.implicit or not _reported(st.tokens) or _value_before_noun(st)),
@@ -1913,7 +1958,8 @@ TRIGGERS: dict[Reader, Trigger] = {
     _unit_permission: _permission_trigger,
     _other_choice: lambda st: _may_name_a_choice(st.tokens),
     _omission: lambda st: not _OMIT.isdisjoint(st.words),
-    _concession: lambda st: _has_phrase(st.tokens, _CONCESSIONS) is not None,
+    _concession: lambda st: not _CONCESSION_CUES.isdisjoint(st.words)
+    and _has_phrase(st.tokens, _CONCESSIONS) is not None,
 }
 # On unless `unfiltered()` turns it off; a context variable, so a reference reading in one
 # thread or task never switches off the prefilter of a `check()` running beside it.
@@ -2445,14 +2491,20 @@ def _topic_departure(
     applying = applicable(part)
     for sid, attached in topic_sentences(part, index, skip):
         topic = topics.get(sid) or topics.read(sid)
-        readers = tuple(r for r in topic.readers if r in applying)
+        readers = topic.applying(applying)
         if not readers:
-            unnamed = unnamed or _bare_departure(topic, attached=attached)
+            # Only an attached bare permission departs here (`_bare_departure`), and only
+            # the first unnamed departure is kept: the two tests spare the call.
+            if unnamed is None and attached and topic.bare_permission:
+                unnamed = _bare_departure(topic, attached=attached)
             continue
         # A cell of the copy's table row, or a bracketed remark right after it on its line,
         # speaks about the copy without naming it: "| lifted |", "(retired last sprint)".
-        row = index.sentences[sid].text.startswith(("|", "("))
-        implicit = attached and row and any(index.same_line(sid, s) for s in skip)
+        implicit = (
+            attached
+            and index.sentences[sid].text.startswith(("|", "("))
+            and any(index.same_line(sid, s) for s in skip)
+        )
         statement = topic.statement(attached=attached, implicit=implicit)
         found = departure_in_clause(part, statement, readers)
         if found is not None and found.kind is not None:
@@ -2503,47 +2555,58 @@ def _anaphors_beyond(index: ViewIndex, mentions: set[int]) -> set[int]:
     walk from any sentence is the same whoever reached it, so each walk is kept per view
     (`_Topics.walks`) and every sentence is walked once for all the view's constraints.
     """
+    topics = _topics_of(index)
+    beyond = topics.beyond
     found: set[int] = set()
     # In the order the walks always took: a large site cuts its sentences as they are met.
     for mention in sorted(mentions, reverse=True):
-        first = index.next_id(mention)
-        if first is None or _offers_antecedent(index, first):
-            continue
-        start = index.next_id(first)
-        if start is not None:
-            found |= _walk(index, start)
+        reached = beyond.get(mention)
+        if reached is None:
+            reached = beyond[mention] = _past_mention(topics, mention)
+        if reached:
+            found |= reached
     return found
 
 
-def _walk(index: ViewIndex, start: int) -> frozenset[int]:
+def _past_mention(topics: _Topics, mention: int) -> frozenset[int]:
+    """Return the anaphors a walk finds from the sentence after the one next to `mention`."""
+    index = topics.index
+    first = index.next_id(mention)
+    if first is None or _offers_antecedent(topics, first):
+        return frozenset()
+    start = index.next_id(first)
+    return frozenset() if start is None else _walk(topics, start)
+
+
+def _walk(topics: _Topics, start: int) -> frozenset[int]:
     """Return the sentences with an anaphor from `start` to the first offering an antecedent."""
-    walks = _topics_of(index).walks
+    index, walks = topics.index, topics.walks
     chain: list[int] = []
     current: int | None = start
     while current is not None and current not in walks:
         chain.append(current)
-        if _offers_antecedent(index, current):
+        if _offers_antecedent(topics, current):
             current = None
             break
         current = index.next_id(current)
     after = frozenset() if current is None else walks[current]
     for sid in reversed(chain):
-        rest = frozenset() if _offers_antecedent(index, sid) else after
+        rest = frozenset() if _offers_antecedent(topics, sid) else after
         anaphoric = not _ANAPHORS.isdisjoint(index.sentences[sid].worded().tokens)
         walks[sid] = after = (rest | {sid}) if anaphoric else rest
     return walks[start]
 
 
-def _offers_antecedent(index: ViewIndex, sid: int) -> bool:
+def _offers_antecedent(topics: _Topics, sid: int) -> bool:
     """Tell whether a sentence offers an anaphor something of a rule's kind to point to.
 
     A value ("we ordered 12 pizzas"), a force or bound word (another rule, a hedge), or a
     rule noun ("the lunch budget"); "Lunch was ordered." offers none.
     """
-    known = _topics_of(index).antecedents
+    known = topics.antecedents
     offers = known.get(sid)
     if offers is None:
-        offers = known[sid] = _antecedent_in(index.sentences[sid])
+        offers = known[sid] = _antecedent_in(topics.index.sentences[sid])
     return offers
 
 
@@ -2625,11 +2688,22 @@ class _Topic:
     wording: Wording
     readers: tuple[Reader, ...]
     statements: dict[tuple[bool, bool], Statement] = field(default_factory=dict)
+    # Its readers that apply to a part, by the part's `applicable` set: parts share a few.
+    applied: dict[frozenset[Reader], tuple[Reader, ...]] = field(default_factory=dict)
     # Whether it permits a bare anaphor ("That is fine now"): asked for every mention it follows.
     bare_permission: bool = field(init=False)
 
     def __post_init__(self) -> None:
         self.bare_permission = _bare_permission(self.wording.tokens)
+
+    def applying(self, applying: frozenset[Reader]) -> tuple[Reader, ...]:
+        """Return its readers that are in `applying`, in reading order."""
+        if not self.readers:
+            return ()
+        found = self.applied.get(applying)
+        if found is None:
+            found = self.applied[applying] = tuple(r for r in self.readers if r in applying)
+        return found
 
     def statement(self, *, attached: bool, implicit: bool) -> Statement:
         """Return the sentence as a statement read right after a mention or apart from one."""
@@ -2644,8 +2718,9 @@ class _Topics(dict[int, _Topic]):
     """The view's `_Topic` of each sentence read so far, by sentence id.
 
     `antecedents` keeps, by sentence id, whether a sentence offers an anaphor an
-    antecedent (`_offers_antecedent`), and `walks` the anaphors an anaphor walk from a
-    sentence finds (`_walk`): every constraint's walks would ask them again.
+    antecedent (`_offers_antecedent`), `walks` the anaphors an anaphor walk from a
+    sentence finds (`_walk`), and `beyond` the anaphors past each mention (`_past_mention`):
+    every constraint's walks would ask them again.
     """
 
     def __init__(self, index: ViewIndex) -> None:
@@ -2653,6 +2728,7 @@ class _Topics(dict[int, _Topic]):
         self.index = index
         self.antecedents: dict[int, bool] = {}
         self.walks: dict[int, frozenset[int]] = {}
+        self.beyond: dict[int, frozenset[int]] = {}
 
     def read(self, sid: int) -> _Topic:
         """Read one sentence for the closed world (`_may_depart`, then the triggers) and keep it.

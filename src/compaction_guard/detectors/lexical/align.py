@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from compaction_guard.anchors import (
+    are_siblings,
     comparable,
     identifier_parts,
     is_identifier,
@@ -221,7 +222,7 @@ def align(part: Part, window: Analysis, span: tuple[int, int] | None = None) -> 
     where they can. With `span`, only tokens inside [start, stop) are matched.
     """
     found = _found(part, window, span)
-    if not _may_trace(part, found):
+    if not _may_trace(part, found, window):
         return _NO_ALIGNMENT
     keys = part.analysis.keys
     core = _core_clause(window, found, keys)
@@ -366,11 +367,11 @@ def _leading_scope(window: Analysis, topic: frozenset[int]) -> frozenset[int]:
     return frozenset({lead})
 
 
-def _may_trace(part: Part, found: dict[int, tuple[list[int], int]]) -> bool:
+def _may_trace(part: Part, found: dict[int, tuple[list[int], int]], window: Analysis) -> bool:
     """Tell whether the found words could make a trace at all; cheap, checked first.
 
-    A part with a name the window lacks is always read in full: an edited name (a
-    sibling) makes a trace of its own.
+    A part with a name the window lacks is read in full when the window may name an
+    edited version of it (a sibling), which makes a trace of its own (`rules._is_trace`).
     """
     if not found:
         return False
@@ -382,7 +383,23 @@ def _may_trace(part: Part, found: dict[int, tuple[list[int], int]]) -> bool:
     weight = sum(w for i, w in zip(part.content, part.weights, strict=True) if i in found)
     if weight / part.total >= _TRACE_COVERAGE:
         return True
-    return any(i not in found for i in part.names)
+    if all(i in found for i in part.names):
+        return False
+    return bool(part.acts) or _sibling_possible(part, window)
+
+
+def _sibling_possible(part: Part, window: Analysis) -> bool:
+    """Tell whether any window word is a sibling of any of the part's names.
+
+    Only a sibling can make a trace of a part whose found words fall short of one: with
+    no verb of an act to add matches (`acts`), the alignment only matches found words,
+    so it has fewer than two keys, no name and under half the weight, and `_is_trace`
+    then passes only on a sibling of an unmatched name. Every name against every word
+    is a superset of that, so a window this rejects would have been no trace.
+    """
+    tokens = part.analysis.tokens
+    words = set(window.tokens)
+    return any(are_siblings(tokens[i], word) for i in part.names for word in words)
 
 
 def _core_clause(

@@ -12,7 +12,7 @@ import functools
 import itertools
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from compaction_guard.anchors import (
     are_siblings,
@@ -79,6 +79,38 @@ STRONG_COVERAGE = 0.75
 MAX_GAP = 3
 _M = Modality
 
+_C = TypeVar("_C", bound=type)
+
+
+class _Unlocked:
+    """A `functools.cached_property` without its lock.
+
+    Python 3.11's cached_property takes a lock on every first read, and each of the
+    hundreds of contexts a view builds reads a dozen of them. A context lives in one
+    call of `rules.evaluate`, in one thread, so the lock guards nothing. Like
+    cached_property this is a non-data descriptor: once the value sits in the
+    instance's `__dict__`, it is read from there directly.
+    """
+
+    def __init__(self, func: Callable[[Any], object], name: str) -> None:
+        self.func = func
+        self.name = name
+        self.__doc__ = func.__doc__
+
+    def __get__(self, instance: object, owner: type | None = None) -> object:
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.func(instance)
+        return value
+
+
+def _unlocked(cls: _C) -> _C:
+    """Swap the cached properties of `cls` for `_Unlocked` ones (typed as cached_property)."""
+    for name, attr in list(vars(cls).items()):
+        if isinstance(attr, functools.cached_property):
+            setattr(cls, name, _Unlocked(attr.func, name))
+    return cls
+
 
 def _alone() -> tuple[tuple[Analysis, ...], Analysis | None]:
     return (), None
@@ -96,6 +128,7 @@ class Window:
     site: Site
     tool: bool
     surroundings: Callable[[], tuple[tuple[Analysis, ...], Analysis | None]] = _alone
+    sids: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +157,7 @@ class Reading:
     span: tuple[int, int] | None = None
 
 
+@_unlocked
 @dataclass
 class Context:
     """The facts about one part in one window that every rule reads."""
@@ -291,6 +325,7 @@ class Context:
             self.window.site,
             self.window.tool,
             evidence=evidence,
+            sids=self.window.sids,
             **extra,
         )
 
@@ -550,7 +585,8 @@ def missing_values(ctx: Context) -> tuple[Value, ...]:
         found = ctx.__dict__["_missing_values"] = tuple(
             v
             for v in ctx.part.analysis.values
-            if v not in joined and not any(values_equal(v, seen) for seen in ctx.region_values)
+            if not (joined and v in joined)
+            and not any(values_equal(v, seen) for seen in ctx.region_values)
         )
     return found
 
@@ -564,7 +600,8 @@ def extra_values(ctx: Context) -> tuple[Value, ...]:
         found = ctx.__dict__["_extra_values"] = tuple(
             value
             for value in ctx.region_values
-            if value not in joined and not any(values_equal(v, value) for v in part.values)
+            if not (joined and value in joined)
+            and not any(values_equal(v, value) for v in part.values)
         )
     return found
 
@@ -582,11 +619,11 @@ def _ranged(
         return frozenset()
     found: set[Value] = set()
     ranges = [v for v in other if len(v.ends) == 2]  # noqa: PLR2004
-    for low, high in range_pairs(analysis.tokens, values):
+    for low, high in range_pairs(analysis.tokens, values) if ranges else ():
         if any(_ends_equal((low, high), r.ends) for r in ranges):
             found.update((low, high))
     has_range = any(len(v.ends) == 2 for v in values)  # noqa: PLR2004
-    pairs = range_pairs(against.tokens, other) if has_range else []
+    pairs = range_pairs(against.tokens, other) if has_range and len(other) > 1 else []
     found.update(
         v
         for v in values

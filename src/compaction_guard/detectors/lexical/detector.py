@@ -211,10 +211,9 @@ def _read(part: Part, index: ViewIndex, sids: tuple[int, ...]) -> Reading | None
         site=sentences[0].site,
         tool=any(s.tool for s in sentences),
         surroundings=surroundings,
+        sids=sids,
     )
     reading = evaluate(part, window)
-    if reading is not None:
-        reading = dataclasses.replace(reading, sids=sids)
     index.memo[memo_key] = reading
     return reading
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 import itertools
 import re
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from compaction_guard.anchors import comparable, is_identifier, values_equal
 from compaction_guard.detectors.lexical.adjunct import is_adjunct, time_relation
@@ -70,6 +71,8 @@ if TYPE_CHECKING:
 
 __all__ = ["STRONG_COVERAGE", "Reading", "Window", "evaluate"]
 
+_Rule = TypeVar("_Rule", bound=Callable[..., object])
+
 _M = Modality
 _BLOCKERS = (
     _M.HEDGE,
@@ -95,15 +98,15 @@ def evaluate(part: Part, window: Window) -> Reading | None:
         # A weak trace: only an edited name can be stated damage (every other rule needs
         # the topic); otherwise it just keeps the constraint from being called dropped.
         return changed_identifier(ctx) or _absence(ctx)
-    for rule in (lifted, polarity, anchor_diff, hedge, modality_loss):
-        reading = rule(ctx) if is_on(rule.__name__) else None
+    for rule, name in _DAMAGE_RULES:
+        reading = rule(ctx) if is_on(name) else None
         if reading is not None:
             return reading
     unsure = unsure_extension(ctx) if is_on("polarity") else None
     if unsure is not None:
         return unsure
-    for certify in (_verbatim, _near_verbatim, _paraphrase):
-        reading = certify(ctx) if is_on(certify.__name__.lstrip("_")) else None
+    for certify, name in _CERTIFYING_RULES:
+        reading = certify(ctx) if is_on(name) else None
         if reading is not None:
             return reading
     return (_narrowed(ctx) if is_on("narrowed") else None) or _absence(ctx)
@@ -220,34 +223,16 @@ def _certified(ctx: Context, kind: Kind, rule: str, span: tuple[int, int]) -> Re
 
 def _clean(ctx: Context, span: tuple[int, int] | None) -> str | None:
     """Return why the window cannot certify the part, or None when it can."""
-    for check in (
-        _force_differs,
-        negations_dropped,
-        _values_differ,
-        _unit_dropped,
-        _relation_changed,
-        _slots_swapped,
-        _scope_moved,
-        _prefix_negated,
-        _keyword_swapped,
-        _reader_motion,
-        _compound_pieces,
-        _repeated_modifier,
-        _extra_identifier,
-        _generic_lost,
-        _light_noun_lost,
-        _extra_content,
-        _qualifier_follows,
-        _label_qualifier,
-        _past_framed,
-        _value_relation,
-        _value_transition,
-        _every_other,
-    ):
-        why = check(ctx, span) if is_on(check.__name__.lstrip("_")) else None
+    for check, name in _CLEAN_CHECKS:
+        why = check(ctx, span) if is_on(name) else None
         if why is not None:
             return why
     return None
+
+
+def _switched(*rules: _Rule) -> tuple[tuple[_Rule, str], ...]:
+    """Pair each rule with its switch name (`switches.is_on`), worked out once."""
+    return tuple((rule, rule.__name__.lstrip("_")) for rule in rules)
 
 
 def _force_differs(ctx: Context, _span: tuple[int, int] | None) -> str | None:
@@ -1412,3 +1397,32 @@ def _missing_identifiers(ctx: Context) -> list[str]:
 def _rest_coverage(ctx: Context, ids: list[str]) -> float:
     lost = sum(3.0 for _ in ids)
     return (ctx.al.coverage * ctx.part.total) / max(ctx.part.total - lost, 1.0)
+
+
+# Every rule and check with its switch name; here, after all of them are defined.
+_DAMAGE_RULES = _switched(lifted, polarity, anchor_diff, hedge, modality_loss)
+_CERTIFYING_RULES = _switched(_verbatim, _near_verbatim, _paraphrase)
+_CLEAN_CHECKS = _switched(
+    _force_differs,
+    negations_dropped,
+    _values_differ,
+    _unit_dropped,
+    _relation_changed,
+    _slots_swapped,
+    _scope_moved,
+    _prefix_negated,
+    _keyword_swapped,
+    _reader_motion,
+    _compound_pieces,
+    _repeated_modifier,
+    _extra_identifier,
+    _generic_lost,
+    _light_noun_lost,
+    _extra_content,
+    _qualifier_follows,
+    _label_qualifier,
+    _past_framed,
+    _value_relation,
+    _value_transition,
+    _every_other,
+)

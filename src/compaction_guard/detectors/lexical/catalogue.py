@@ -24,6 +24,7 @@ from compaction_guard.detectors.lexical import (
     damage,
     detector,
     modality,
+    modifiers,
     mutation,
     rules,
     slot,
@@ -133,6 +134,13 @@ RULES: tuple[Rule, ...] = (
         rules._slots_swapped,
         "Two values of one dimension, or two names, keep their slots (swaps and reversed ranges).",
         "mutated/issue_9_range_written_backwards",
+    ),
+    _r(
+        "modifiers_moved",
+        set(),
+        modifiers.modifiers_moved,
+        "Each modifier keeps the noun it premodifies: 'public builds in the signed registry' is not 'signed builds in the public registry', though every word matches; the noun phrases may come in any order ('in the public registry, keep signed builds').",
+        "mutated/modifiers_moved_adjectives_swapped_between_nouns",
     ),
     _r(
         "scope_moved",
@@ -640,6 +648,13 @@ RULES: tuple[Rule, ...] = (
         world._value,
         "A new value of the rule's dimension bound to its subject ('the cap is $2,000', 'the target is now ...'); a second bound in the copy's own remark ('(up to $1,200 with approval)') abstains. Next to the copy, the rule's subject given another value of its unit in its clause, led by a word of treatment ('are purged after 2 days', 'can only be deleted after 14 days', 'we already delete them after 3 days') is mutated past the rule's one bound with its act or the opposite act right before the lead ('deleted after', 'kept for') and no negation or hypothetical; otherwise ('once they exceed $9,000', 'move to cold storage after 30 days') it abstains; a reading ('is 190 ms', 'started at 02:10', 'older than 400 days') or a count of the subject ('purged 30 records') is no value of it.",
         "mutated/issue_9_target_is_now_a_new_band",
+    ),
+    _r(
+        "light_slot",
+        set(),
+        slot.light_slots,
+        "A light noun ('sessions', 'status updates') holds the rule's value when no content word does, so later_value reads it as the rule's subject ('Sessions are kept alive for 45 minutes' after 'Keep sessions under 30 minutes').",
+        "mutated/light_slot_sessions_kept_alive_longer",
     ),
     _r(
         "suspending_heading",

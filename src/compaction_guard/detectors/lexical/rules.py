@@ -49,6 +49,7 @@ from compaction_guard.detectors.lexical.lexicon import (
     concept,
 )
 from compaction_guard.detectors.lexical.modality import NEGATIVE, STRONG, Modality
+from compaction_guard.detectors.lexical.modifiers import modifiers_moved
 from compaction_guard.detectors.lexical.mutation import (
     anchor_diff,
     changed_identifier,
@@ -1409,6 +1410,7 @@ _CLEAN_CHECKS = _switched(
     _unit_dropped,
     _relation_changed,
     _slots_swapped,
+    modifiers_moved,
     _scope_moved,
     _prefix_negated,
     _keyword_swapped,

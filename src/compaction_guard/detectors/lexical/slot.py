@@ -13,7 +13,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 from compaction_guard.anchors import values_equal
-from compaction_guard.detectors.lexical.lexicon import ANAPHORS, READ_VERBS, STOPWORDS, WRITE_VERBS
+from compaction_guard.detectors.lexical.lexicon import (
+    ANAPHORS,
+    LIGHT_NOUNS,
+    READ_VERBS,
+    STOPWORDS,
+    WRITE_VERBS,
+)
 from compaction_guard.detectors.lexical.modality import NEGATIVE, Modality
 from compaction_guard.detectors.lexical.switches import is_on
 from compaction_guard.normalize import stem
@@ -23,6 +29,7 @@ if TYPE_CHECKING:
 
     from compaction_guard.anchors import Value
     from compaction_guard.detectors.lexical.align import Part
+    from compaction_guard.detectors.lexical.text import Analysis
 
 __all__ = [
     "BOUND_SLOT_WORDS",
@@ -36,6 +43,7 @@ __all__ = [
     "Worded",
     "condition_met",
     "forbids_past",
+    "light_slots",
     "own_value",
     "permitted_side",
     "reading_left_open",
@@ -268,3 +276,21 @@ def slot_nouns(part: Part) -> frozenset[str]:
 def restating(tokens: Sequence[str], clause: Sequence[int]) -> bool:
     """Tell whether a clause restates a bound rather than permitting ("not ... outside")."""
     return any(tokens[i] in _NEGATORS or tokens[i] in _EXCLUSIVE for i in clause)
+
+
+def light_slots(analysis: Analysis) -> frozenset[str]:
+    """Return the light nouns that hold a rule's values when no content word does.
+
+    "Keep sessions under 30 minutes": "sessions" frames most rules ("this session") and
+    keys as no content word, yet here it is the one noun the rule's value is said of, so
+    "Sessions are kept alive for 45 minutes" gives the rule's subject another value. Only
+    a light noun in a value's own clause, before the value, holds it.
+    """
+    words: set[str] = set()
+    for value in analysis.values:
+        clause = analysis.clauses[value.start]
+        for index in range(value.start):
+            word = stem(analysis.tokens[index])
+            if analysis.clauses[index] == clause and word in LIGHT_NOUNS:
+                words.add(word)
+    return frozenset(words)

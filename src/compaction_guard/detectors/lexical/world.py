@@ -42,6 +42,7 @@ from compaction_guard.detectors.lexical.slot import (
     TIMED,
     condition_met,
     forbids_past,
+    light_slots,
     own_value,
     permitted_side,
     reading_left_open,
@@ -1865,7 +1866,7 @@ def _slots(part: Part) -> frozenset[str]:
             key = analysis.keys[index]
             if analysis.clauses[index] == clause and key is not None and not key.startswith("~"):
                 words.add(stem(analysis.tokens[index]))
-    return frozenset(words)
+    return frozenset(words) if words or not is_on("light_slot") else light_slots(analysis)
 
 
 # The departure readers, in the order they are asked (the first that finds one decides).

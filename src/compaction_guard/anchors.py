@@ -249,20 +249,20 @@ _MIN_PART = 3
 
 
 @functools.lru_cache(maxsize=65536)
-@functools.lru_cache(maxsize=65536)
 def is_identifier(token: str) -> bool:
     """Return True for a name compared whole: snake_case, dotted, path, flag, email, URL.
 
     Tokens mixing letters and digits (`eu-west-1`, `s3`) count too; values (`24h`,
     `9am-5pm`), plain words and hyphenated words (see `is_soft_identifier`) do not.
+    The value reading only ever turns a name-shaped token down, so a token without a
+    name's shape (a plain word, "19,303") is answered before it is read as a value.
     """
     if IP.match(token):
         return True
-    if value_at((token,), 0) is not None:
+    shaped = bool(_ID_MARK.search(token) and any(ch.isalnum() for ch in token))
+    if not shaped and not _LETTER_DIGIT.match(token):
         return False
-    if _ID_MARK.search(token) and any(ch.isalnum() for ch in token):
-        return True
-    return bool(_LETTER_DIGIT.match(token))
+    return value_at((token,), 0) is None
 
 
 @functools.lru_cache(maxsize=65536)

@@ -7,6 +7,7 @@ See docs/DESIGN.md, "Detection normal form".
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 import unicodedata
 
@@ -65,7 +66,10 @@ _LIST_MARKER = re.compile(r"^\s*(?:[-*\u2022+>]+|\d{1,3}[.)]|[a-z][.)]|#{1,6})\s
 _ALNUM = re.compile(r"[^\W_]")
 _WORD = re.compile(r"[^\W_]+")
 _WRAP_WIDTH = 40
-_BREAK = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)|(?<!\S)(?P<item>\(?(?:\d{1,2}|[a-h])\))\s+")
+# A sentence ends at `.`, `!` or `?` (closing quotes and brackets with it) before a space;
+# an inline list item ("1) ", "(b) ") starts a new one.
+_STOP = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)")
+_ITEM = re.compile(r"(?<!\S)(\(?(?:\d{1,2}|[a-h])\))\s+")
 _TITLES = frozenset({"mr", "mrs", "ms", "dr"})
 _ABBREVIATIONS = frozenset(
     {"e.g", "i.e", "etc", "vs", "approx", "incl", "cf", "al", "mr", "mrs", "ms", "dr", "no"},
@@ -204,18 +208,40 @@ def _line_spans(text: str, start: int, end: int, out: list[tuple[int, int]]) -> 
     marker = _LIST_MARKER.match(line)
     cursor = marker.end() if marker else 0
     begin = cursor
-    for match in _BREAK.finditer(line, cursor):
-        if match.group("item"):
+    for at, after, item in _breaks(line, cursor):
+        if item:
             # An inline list item ("1) ... 2) ...") starts a statement of its own.
-            _push(line, start, begin, match.start(), out)
-            begin = match.end()
+            _push(line, start, begin, at, out)
+            begin = after
             continue
-        words = line[begin : match.start()].rsplit(None, 2)
+        words = line[begin:at].rsplit(None, 2)
         if words and _abbreviated(words):
             continue
-        _push(line, start, begin, match.end(), out)
-        begin = match.end()
+        _push(line, start, begin, after, out)
+        begin = after
     _push(line, start, begin, len(line), out)
+
+
+def _breaks(line: str, cursor: int) -> list[tuple[int, int, bool]]:
+    """Return (start, end, is item) of the sentence stops and inline items of `line`, in order.
+
+    The stops are found by one scan that skips to the stop characters; an item is tried
+    only where a `)` closes its label. Their matches share no character (a stop holds no
+    label, an item no stop), so this is the leftmost scan of the two patterns as one.
+    """
+    found = [(match.start(), match.end(), False) for match in _STOP.finditer(line, cursor)]
+    close = line.find(")", cursor)
+    if close < 0:
+        return found
+    while close >= 0:
+        for at in range(max(close - 3, cursor), close):
+            match = _ITEM.match(line, at)
+            if match is not None and match.end(1) == close + 1:
+                found.append((match.start(), match.end(), True))
+                break
+        close = line.find(")", close + 1)
+    found.sort()
+    return found
 
 
 def _abbreviated(words: list[str]) -> bool:
@@ -246,9 +272,20 @@ def tokenize(text: str) -> list[str]:
     `--force-with-lease` are single tokens, so they never equal `orders_prod`, `.env`
     or `--force`.
     """
-    if "@" not in text and "://" not in text:
-        return _PLAIN_TOKEN.findall(text)
-    return _TOKEN.findall(text)
+    return list(itertools.chain.from_iterable(map(_word_tokens, text.split())))
+
+
+@functools.lru_cache(maxsize=65536)
+def _word_tokens(word: str) -> tuple[str, ...]:
+    """Return the tokens of one whitespace-free run of `tokenize`'s input.
+
+    No token holds whitespace and no lookahead of the token pattern tells whitespace
+    from the end of the text, so the tokens of a text are those of its runs in order;
+    runs recur across texts ("rows.", "the"), so each is cut once, not once per sentence.
+    """
+    if "@" not in word and "://" not in word:
+        return tuple(_PLAIN_TOKEN.findall(word))
+    return tuple(_TOKEN.findall(word))
 
 
 def words(text: str) -> list[str]:

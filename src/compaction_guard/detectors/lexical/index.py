@@ -128,6 +128,21 @@ def lookup_keys(tokens: Iterable[str]) -> frozenset[str]:
     return frozenset(itertools.chain.from_iterable(map(_token_keys, tokens)))
 
 
+def text_keys(text: str) -> frozenset[str]:
+    """Return `lookup_keys(tokenize(text))`, read one whitespace-free run at a time.
+
+    The tokens of a text are those of its runs in order (see `normalize.tokenize`), so
+    the keys are the union of each run's keys; a run ("rows.", "the") recurs across
+    sentences and views, and its keys are worked out once.
+    """
+    return frozenset(itertools.chain.from_iterable(map(_word_keys, text.split())))
+
+
+@functools.lru_cache(maxsize=65536)
+def _word_keys(word: str) -> tuple[str, ...]:
+    return tuple(itertools.chain.from_iterable(map(_token_keys, tokenize(word))))
+
+
 @functools.lru_cache(maxsize=131072)
 def _token_keys(token: str) -> tuple[str, ...]:
     keys: list[str] = []
@@ -213,7 +228,7 @@ class ViewIndex:
 
     def _add(self, raw: str, site: Site, tool: bool) -> int:  # noqa: FBT001
         text = fold_whitespace(raw)
-        self.sentences.append(Sentence(text, site, tool, lookup_keys(tokenize(text))))
+        self.sentences.append(Sentence(text, site, tool, text_keys(text)))
         return len(self.sentences) - 1
 
     def candidates(self, keys: frozenset[str], probes: Sequence[str]) -> dict[int, int]:

@@ -12,6 +12,7 @@ import dataclasses
 import functools
 from collections import Counter
 from dataclasses import dataclass
+from itertools import pairwise
 
 from compaction_guard.anchors import (
     are_siblings,
@@ -39,16 +40,17 @@ from compaction_guard.detectors.lexical.lexicon import (
     WRITE_VERBS,
     concept,
 )
-from compaction_guard.detectors.lexical.modality import NEGATIVE, Mark, Modality
+from compaction_guard.detectors.lexical.modality import FORCE, NEGATIVE, Mark, Modality
 from compaction_guard.detectors.lexical.switches import is_on
 from compaction_guard.detectors.lexical.text import ID, Analysis, analyse, lexical_form, token_key
 from compaction_guard.normalize import (
     fold_whitespace,
     mask_emphasis,
     sentence_spans,
+    stem,
 )
 
-__all__ = ["Alignment", "Part", "align", "parts_of", "region_marks"]
+__all__ = ["Alignment", "Part", "align", "each_nouns", "parts_of", "region_marks"]
 
 _GENERIC_WEIGHT = 0.25
 _TRACE_COVERAGE = 0.5
@@ -80,6 +82,11 @@ class Part:
     keyed: tuple[tuple[int, str], ...] = ()
     acts: tuple[ActSite, ...] = ()
     generic: frozenset[int] = frozenset()
+    # Facts of the part alone that the rules read for every window (worked out once):
+    stems: tuple[str, ...] = ()  # the stem of each token
+    forced: bool = False  # it has force words (see `context.force_offered`)
+    exclusive: bool = False  # it admits one choice: "only X", "no API other than X"
+    each: frozenset[str] = frozenset()  # what a distributive "each"/"every" governs
 
 
 @functools.lru_cache(maxsize=4096)
@@ -124,6 +131,7 @@ def _part(text: str) -> Part:
     marks = [m for m in analysis.marks if m.modality is not Modality.LIFT_VERB]
     classes = Counter(mark.modality for mark in marks)
     parity = sum(1 for mark in marks if mark.modality in NEGATIVE) % 2
+    other_than = any(a == "other" and b == "than" for a, b in pairwise(analysis.tokens))
     return Part(
         text=text,
         analysis=analysis,
@@ -145,7 +153,23 @@ def _part(text: str) -> Part:
         offered=sum(key_weight(k) for k in lookup_keys(analysis.tokens[i] for i in content)),
         acts=act_sites(analysis),
         generic=generic,
+        stems=tuple(stem(token) for token in analysis.tokens),
+        forced=any(classes[m] for m in FORCE),
+        exclusive=bool(classes[Modality.ONLY]) or (parity == 1 and other_than),
+        each=each_nouns(analysis),
     )
+
+
+def each_nouns(analysis: Analysis) -> frozenset[str]:
+    """Return the stems of the nouns a distributive word governs ("each BigQuery query")."""
+    tokens = analysis.tokens
+    if "each" not in tokens and "every" not in tokens:
+        return frozenset()
+    found: set[str] = set()
+    for index, token in enumerate(tokens):
+        if token in {"each", "every"}:
+            found.update(stem(t) for t in tokens[index + 1 : index + 3] if t.isalpha())
+    return frozenset(found)
 
 
 def _lookup(analysis: Analysis, content: tuple[int, ...]) -> frozenset[str]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import itertools
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -23,7 +22,7 @@ from compaction_guard.anchors import (
     values_equal,
 )
 from compaction_guard.detectors.lexical import afterthought
-from compaction_guard.detectors.lexical.align import region_marks
+from compaction_guard.detectors.lexical.align import each_nouns, region_marks
 from compaction_guard.detectors.lexical.lexicon import (
     ANTONYMS,
     GENERIC,
@@ -164,17 +163,13 @@ class Context:
 
     part: Part
     window: Window
+    win: Analysis  # the window's analysis, read by every rule
     al: Alignment
     w_classes: Counter[Modality]
     w_parity: int
     region_tokens: list[int]
     region_values: list[Value]
     counted: int = 0
-
-    @property
-    def win(self) -> Analysis:
-        """The window's analysis."""
-        return self.window.analysis
 
     @functools.cached_property
     def topical(self) -> bool:
@@ -338,13 +333,12 @@ def build_context(part: Part, window: Window, al: Alignment) -> Context:
     win = window.analysis
     marks = region_marks(win, al)
     tokens = [i for i, clause in enumerate(win.clauses) if clause in al.region]
-    values = _distributed(
-        part.analysis, [v for v in win.values if win.clauses[v.start] in al.region], win
-    )
+    values = _distributed(part, [v for v in win.values if win.clauses[v.start] in al.region], win)
     counted = sum(1 for mark in marks if _negates(mark, win, al))
     ctx = Context(
         part=part,
         window=window,
+        win=win,
         al=al,
         w_classes=Counter(mark.modality for mark in marks),
         w_parity=counted % 2,
@@ -407,7 +401,7 @@ def _restrict_permissions(ctx: Context, marks: Sequence[Mark]) -> None:
     than X", the rule's negation and its "other than" are the window's "only".
     """
     part = ctx.part
-    restricted = _restricted_permissions(ctx.win, marks) if _exclusive(part) else 0
+    restricted = _restricted_permissions(ctx.win, marks) if part.exclusive else 0
     if not restricted:
         return
     ctx.w_classes[_M.ALLOW] -= restricted
@@ -417,16 +411,17 @@ def _restrict_permissions(ctx: Context, marks: Sequence[Mark]) -> None:
         ctx.w_classes[_M.CONDITION] += 1
 
 
-def _distributed(rule: Analysis, values: list[Value], win: Analysis) -> list[Value]:
+def _distributed(part: Part, values: list[Value], win: Analysis) -> list[Value]:
     """Read "each query ... 50 GB" and "50 GB per query" as one value.
 
     A distributive "each X" or "every X" on one side states the other side's "per X":
     the window's value takes the rule's form when the two differ only there.
     """
-    rule_each = _each_nouns(rule)
-    win_each = _each_nouns(win)
+    rule_each = part.each
+    win_each = each_nouns(win)
     if not rule_each and not win_each:
         return values
+    rule = part.analysis
     read = []
     for value in values:
         for wanted in rule.values:
@@ -441,26 +436,6 @@ def _distributed(rule: Analysis, values: list[Value], win: Analysis) -> list[Val
                 break
         read.append(value)
     return read
-
-
-def _each_nouns(analysis: Analysis) -> frozenset[str]:
-    """Return the stems of the nouns a distributive word governs ("each BigQuery query")."""
-    tokens = analysis.tokens
-    found: set[str] = set()
-    for index, token in enumerate(tokens):
-        if token in {"each", "every"}:
-            found.update(stem(t) for t in tokens[index + 1 : index + 3] if t.isalpha())
-    return frozenset(found)
-
-
-def _exclusive(part: Part) -> bool:
-    """Tell whether the rule admits one choice: "only X", "no API other than X"."""
-    if part.classes[_M.ONLY]:
-        return True
-    tokens = part.analysis.tokens
-    return part.parity == 1 and any(
-        a == "other" and b == "than" for a, b in itertools.pairwise(tokens)
-    )
 
 
 _RESTRICT_REACH = 4  # "the only registry we are allowed to pull from"
@@ -518,8 +493,7 @@ def _framing(win: Analysis, clause: int) -> bool:
 
 
 def force_offered(part: Part) -> bool:
-    classes = part.classes
-    return any(classes[m] for m in (*STRONG, _M.ONLY, _M.MAX, _M.MIN, _M.READONLY))
+    return part.forced  # any of `modality.FORCE`
 
 
 def force_kept(ctx: Context) -> int:
@@ -642,12 +616,12 @@ def names_core(ctx: Context) -> bool:
     return best is not None and best[1] in ctx.al.matches
 
 
-@functools.lru_cache(maxsize=16384)
 def names_in(tokens: tuple[str, ...]) -> tuple[tuple[int, str], ...]:
     """Return the positions and tokens of the names in `tokens`."""
     return tuple((i, token) for i, token in enumerate(tokens) if is_name(token))
 
 
+@functools.lru_cache(maxsize=65536)
 def is_name(token: str) -> bool:
     """Tell whether a token is an identifier, strict or soft."""
     return is_identifier(token) or is_soft_identifier(token)

@@ -48,6 +48,8 @@ class Modality(StrEnum):
 NEGATIVE = frozenset({Modality.FORBID, Modality.SOFT_FORBID, Modality.OPTIONAL, Modality.NEGATION})
 # Full-force directives; with equal polarity, any one stands for any other.
 STRONG = frozenset({Modality.FORBID, Modality.OBLIGE})
+# The force a rule may offer: what `context.force_kept` asks a window to keep.
+FORCE = STRONG | {Modality.ONLY, Modality.MAX, Modality.MIN, Modality.READONLY}
 
 
 @dataclass(frozen=True, slots=True)

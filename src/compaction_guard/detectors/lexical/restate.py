@@ -168,7 +168,8 @@ def swaps(
     """Return the words of the part whose opposite (from `table`) the region holds."""
     part = ctx.part.analysis
     found: list[str] = []
-    candidates = [(i, t, stem(t)) for i, t in enumerate(part.tokens) if stem(t) in table]
+    stems_of = ctx.part.stems
+    candidates = [(i, t, stems_of[i]) for i, t in enumerate(part.tokens) if stems_of[i] in table]
     if not candidates:
         return found
     skipped = _bound_tokens(part) if skip_bounds else frozenset()

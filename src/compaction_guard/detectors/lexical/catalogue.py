@@ -650,6 +650,13 @@ RULES: tuple[Rule, ...] = (
         "mutated/issue_9_target_is_now_a_new_band",
     ),
     _r(
+        "subject_bound",
+        set(),
+        world._subject_bound,
+        "Next to the copy, the rule's subject bound anew or permitted a value in its clause ('Builds are capped at 45 minutes', 'can last 45 minutes' after 'Keep builds under 30 minutes'): a bound set past the rule's for all cases is later_value's mutated, 'can' past it later_permission's; a bare bound ('last up to'), 'may', a scope or a tighter cap abstains; a permission inside a one-sided bound ('can hold 2 jobs' under a limit of 3) and a subject word modifying another noun ('build caches are capped') depart from nothing.",
+        "mutated/subject_bound_capped_past_the_rule",
+    ),
+    _r(
         "light_slot",
         set(),
         slot.light_slots,

@@ -41,6 +41,7 @@ __all__ = [
     "TIME_SLOT_WORDS",
     "TIME_WORDS",
     "Worded",
+    "bound_lead",
     "condition_met",
     "forbids_past",
     "light_slots",
@@ -294,3 +295,31 @@ def light_slots(analysis: Analysis) -> frozenset[str]:
             if analysis.clauses[index] == clause and word in LIGHT_NOUNS:
                 words.add(word)
     return frozenset(words)
+
+
+# Words that set a bound with force ("capped at 45 minutes", "limited to 5 jobs", "max 40"),
+# and bare bound words that a reading may use as well ("last up to 45 minutes").
+_FORCE_BOUNDS = frozenset(
+    stem(w)
+    for w in ("cap", "capped", "limit", "limited", "restrict", "restricted", "max", "maximum")
+)
+_BARE_BOUNDS = frozenset({"under", "below", "within", "over", "above", "beyond"})
+_BARE_PHRASES = frozenset({("up", "to"), ("at", "most"), ("at", "least")})
+
+
+def bound_lead(tokens: Sequence[str], start: int) -> str | None:
+    """Return how a value at `start` is led: "force" for a bound set, "bare", or None.
+
+    "are capped at 45 minutes", "limited to 5 jobs", "max 40": the words before the
+    value set a bound ("force"). "last up to 45 minutes", "finish under 45 minutes" bound
+    it too, but a report of how long things take reads the same ("bare"). "is 45
+    minutes", "at 02:10" lead no bound.
+    """
+    lead = [stem(t) for t in tokens[max(0, start - 3) : start]]
+    if not _FORCE_BOUNDS.isdisjoint(lead):
+        return "force"
+    if not start:
+        return None
+    if tokens[start - 1] in _BARE_BOUNDS or tuple(tokens[start - 2 : start]) in _BARE_PHRASES:
+        return "bare"
+    return None

@@ -40,6 +40,7 @@ from compaction_guard.detectors.lexical.slot import (
     TIME_SLOTS,
     TIME_WORDS,
     TIMED,
+    bound_lead,
     condition_met,
     forbids_past,
     light_slots,
@@ -1720,7 +1721,7 @@ def _value(r: _Read) -> Departure | None:  # noqa: PLR0911 (one return per bindi
             return _hit("later_value", Kind.MUTATED, f"{value.surface} bound to the rule", r.st)
         if before[-1] in aspects and "now" in between:
             return _hit("later_value", None, f"{value.surface} may be the rule's new value", r.st)
-    return _subject_value(r) or _remark_value(r)
+    return _subject_value(r) or _subject_bound(r) or _remark_value(r)
 
 
 def _subject_value(r: _Read) -> Departure | None:
@@ -1768,6 +1769,74 @@ def _subject_value(r: _Read) -> Departure | None:
         kind = Kind.MUTATED if past else None
         return _hit("later_value", kind, f"{value.surface} given to the rule's subject", r.st)
     return None
+
+
+def _subject_bound(r: _Read) -> Departure | None:
+    """Read the rule's subject given a new bound, or a permission to a new value, near the copy.
+
+    "Builds are capped at 45 minutes", "Builds last up to 45 minutes on staging", "Builds
+    can last 45 minutes", "Workers may take 5 jobs" after a copy of "Keep builds under 30
+    minutes" or "Limit each worker to 3 jobs": the subject that holds the rule's value is
+    bound anew, or permitted a value, in its own clause. A bound set ("capped at",
+    "limited to") past the rule's bound, for every case, is a new value of the rule; "can"
+    past it permits what the rule forbids. A bare bound ("last up to") may report how
+    long things take, "may" may forecast, a scope ("on staging") or a value inside the
+    rule's bound may narrow it: the tier cannot say which, so it abstains.
+    """
+    if not (r.st.attached or r.st.implicit) or not is_on("subject_bound"):
+        return None
+    tokens = r.st.tokens
+    if _hypothetical(tokens) or not _NEGATORS.isdisjoint(tokens) or _reported(tokens):
+        return None
+    slots, stems = _slots(r.part), r.st.stems
+    subject = [
+        i
+        for i, word in enumerate(stems)
+        if word in slots and not _governed(tokens, i) and not _heads_another(r, i)
+    ]
+    for value in r.st.values:
+        if not subject or not (_new_value(r.part, value) and _measured(value)):
+            continue
+        held = [s for s in subject if 0 < value.start - s <= 2 * _REACH]
+        if not held or not _same_clause(r.st, held, value.start):
+            continue
+        modal = next((t for t in tokens[held[-1] + 1 : value.start] if t in _MODALS), None)
+        lead = bound_lead(tokens, value.start)
+        if modal is None and lead is None:
+            continue
+        past = _past_bound(r.part, value)
+        if modal is not None:
+            if not past and _one_bound(r.part):
+                continue  # "can take 25 minutes" under a 30-minute cap: the side left open
+            kind = _permit_kind(r) if past and modal != "may" else None
+            return _hit("later_permission", kind, f"{value.surface} permitted to the subject", r.st)
+        settled = past and lead == "force" and not _scoped(tokens, r.own)
+        kind = Kind.MUTATED if settled else None
+        return _hit("later_value", kind, f"{value.surface} bounds the rule's subject", r.st)
+    return None
+
+
+def _heads_another(r: _Read, position: int) -> bool:
+    """Tell whether a subject word modifies a noun the rule lacks ("build caches are").
+
+    The word after it is a content word the rule lacks, itself followed by an auxiliary:
+    "Build caches are capped" is about caches; in "Builds last up to" or "Builds can
+    last" the word after is the verb.
+    """
+    tokens = r.st.tokens
+    after = position + 1
+    if after + 1 >= len(tokens) or tokens[after] in _VERB_AUXILIARIES:
+        return False
+    content = token_key(tokens[after]) is not None and r.st.stems[after] not in r.own
+    return content and tokens[after + 1] in _VERB_AUXILIARIES
+
+
+_VERB_AUXILIARIES = _words("is are was were be been can may must should will would might could")
+
+
+def _one_bound(part: Part) -> bool:
+    """Tell whether a rule bounds its value on one side only ("under 30 minutes")."""
+    return bool(part.classes[Modality.MIN]) != bool(part.classes[Modality.MAX])
 
 
 # The words that lead a value a subject is treated at: "purged after 2 days", "kept for 2

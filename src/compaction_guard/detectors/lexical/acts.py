@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from compaction_guard.anchors import values_equal
+from compaction_guard.detectors.lexical.lexicon import ANAPHORS, OPPOSITE_ACTS, RULE_NOUNS
 from compaction_guard.normalize import stem
 
 if TYPE_CHECKING:
@@ -48,6 +49,7 @@ __all__ = [
     "Act",
     "ActSite",
     "Equivalents",
+    "act_on_object",
     "act_sites",
     "equivalent_acts",
     "verb_use",
@@ -538,3 +540,32 @@ def verb_use(tokens: tuple[str, ...], index: int) -> bool:
     if token.endswith(("ed", "ing")):
         return True
     return index == 0 or tokens[index - 1] in _VERB_LEADS
+
+
+def act_on_object(
+    rule: Analysis, family: frozenset[str], analysis: Analysis, index: int
+) -> bool:
+    """Tell whether a lifting verb at `index` is the rule's act, or its opposite, on its object.
+
+    "Customer uploads can only be removed after 3 days" after "Keep customer uploads for at
+    least 7 days": "removed" lifts rules ("that limit was removed"), but here it is
+    deleting, the opposite of keeping, done to the uploads the rule keeps. The nearest
+    content word before it in its clause, or right after it ("remove customer uploads"),
+    is a word of the rule (a key of `family`), and no rule noun or anaphor in the clause
+    names the rule itself ("the retention rule for customer uploads was removed" still
+    lifts).
+    """
+    tokens, keys, clauses = analysis.tokens, analysis.keys, analysis.clauses
+    word = stem(tokens[index])
+    acts = [stem(t) for t in rule.tokens if stem(t) in OPPOSITE_ACTS]
+    kin = {a for act in acts for o in OPPOSITE_ACTS[act] for a in (o, *OPPOSITE_ACTS[o])}
+    if word not in kin:
+        return False
+    clause = [i for i in range(len(tokens)) if clauses[i] == clauses[index]]
+    if any(tokens[i] in ANAPHORS or stem(tokens[i]) in RULE_NOUNS for i in clause):
+        return False
+    content = [i for i in clause if i != index and not (keys[i] or "~").startswith("~")]
+    before = [i for i in content if i < index]
+    after = [i for i in content if index < i <= index + 3]
+    nearest = before[-1:] or after[:1]
+    return bool(nearest) and keys[nearest[0]] in family

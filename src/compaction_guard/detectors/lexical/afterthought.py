@@ -9,10 +9,12 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Protocol
 
+from compaction_guard.detectors.lexical.acts import act_on_object
 from compaction_guard.detectors.lexical.frame import WISH
 from compaction_guard.detectors.lexical.lexicon import ANAPHORS, GENERIC, ONLY_WORDS, RULE_NOUNS
 from compaction_guard.detectors.lexical.modality import Modality
 from compaction_guard.detectors.lexical.slot import permitted_side
+from compaction_guard.detectors.lexical.switches import is_on
 from compaction_guard.normalize import stem
 
 if TYPE_CHECKING:
@@ -115,7 +117,9 @@ def _referring_marks(ctx: _Facts, clause: list[tuple[Analysis, int]]) -> Counter
         token = analysis.tokens[index]
         key = analysis.keys[index]
         if mark >= 0 and analysis.marks[mark].start == index:
-            classes[analysis.marks[mark].modality] += 1
+            modality = analysis.marks[mark].modality
+            if not (modality is _M.LIFT_VERB and _acts(ctx.part, analysis, index)):
+                classes[modality] += 1
         if token in ANAPHORS or (ctx.part.classes[_M.ONLY] and token in ONLY_WORDS):
             refers = pointed = True  # "other buckets" points back at an exclusive rule
         elif key in ctx.part.family or stem(token) in RULE_NOUNS:
@@ -130,6 +134,11 @@ def _referring_marks(ctx: _Facts, clause: list[tuple[Analysis, int]]) -> Counter
     if pointed:
         classes[POINTED] += 1
     return classes
+
+
+def _acts(part: Part, analysis: Analysis, index: int) -> bool:
+    """Tell whether a lifting verb is the rule's act on its object, not a lift (`act_on_object`)."""
+    return is_on("act_not_lift") and act_on_object(part.analysis, part.family, analysis, index)
 
 
 def _scoping_words(clause: list[tuple[Analysis, int]]) -> list[bool]:

@@ -26,8 +26,10 @@ from compaction_guard.detectors.lexical import (
     modality,
     modifiers,
     mutation,
+    restate,
     rules,
     slot,
+    text,
     world,
 )
 from compaction_guard.taxonomy import Kind
@@ -416,6 +418,20 @@ RULES: tuple[Rule, ...] = (
         "Equivalence: a range value ('2-8 °C', '1-3 AM') is the rule's 'between A and B' or 'from A to B', end for end and in order.",
         "paraphrased/values_range_written_as_one_value",
     ),
+    _r(
+        "label_rate",
+        set(),
+        text.read_words,
+        "Equivalence: a rate adverb in a leading label ('Daily spend: $500 at most') is read into the amounts of the clause after it, as 'daily spend is $500 at most' reads them; another rate there ('Weekly spend:') is another value.",
+        "paraphrased/label_rate_daily_label_names_the_rate",
+    ),
+    _r(
+        "exclusive_echo",
+        set(),
+        restate.exclusive_echo,
+        "Equivalence: a closing 'and nowhere else', 'and nobody else' after the window's own 'only' bans every other choice again and turns nothing ('only on the perf cluster and nowhere else'); words after it ('on weekdays') are read as usual.",
+        "paraphrased/exclusive_echo_nowhere_else",
+    ),
     # Damage read in a window that speaks about the rule.
     _r(
         "lifted",
@@ -423,6 +439,13 @@ RULES: tuple[Rule, ...] = (
         damage.lifted,
         "The window, or a clause pointing back at the rule, says it was lifted or no longer applies.",
         "contradicted/adv_gated_but_lifted",
+    ),
+    _r(
+        "act_not_lift",
+        set(),
+        acts.act_on_object,
+        "A lifting verb that is the rule's act or its opposite done to the rule's own object ('Customer uploads can only be removed after 3 days' for 'Keep customer uploads for at least 7 days') deletes, it lifts no rule: lifted does not read it and the value is read instead; a rule noun or anaphor in its clause ('the retention rule for uploads was removed') still lifts.",
+        "mutated/act_not_lift_removed_uploads_sooner",
     ),
     _r(
         "polarity",
@@ -613,6 +636,13 @@ RULES: tuple[Rule, ...] = (
         slot.condition_met,
         "A permission for the rule's act once its whole condition is met ('Merges can go to main after review' for 'never merge to main without a review'), with no negation and nothing more after the condition, is the side the rule leaves open: no force lost, no negation reversed ('Releases may ship once QA signs off' for '... unless QA signs off'), no permission against it.",
         "preserved/condition_met_permission_after_the_condition",
+    ),
+    _r(
+        "floor_passed",
+        set(),
+        slot.floor_passed,
+        "A permission to end what the rule keeps for a least time once that time has passed ('Build artifacts can be deleted after 30 days' for 'Keep build artifacts for at least 30 days', or a later time), with no negation and nothing after the value but the rule's words, is the side the rule leaves open: no negation reversed; 'after 20 days' or '... on staging' is read as usual.",
+        "unverifiable/floor_passed_delete_after_the_floor",
     ),
     _r(
         "reading_left_open",

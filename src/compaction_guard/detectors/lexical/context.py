@@ -37,6 +37,7 @@ from compaction_guard.detectors.lexical.restate import (
     GATES,
     TRIGGERS,
     added_condition,
+    exclusive_echo,
     necessity,
     negated_other_bound,
     others_banned,
@@ -378,6 +379,8 @@ def build_context(part: Part, window: Window, al: Alignment) -> Context:
         ctx.w_classes[_M.ONLY] += 1
         if ctx.counted:
             ctx.w_parity ^= 1
+    elif ctx.counted and is_on("exclusive_echo") and exclusive_echo(ctx):
+        ctx.w_parity ^= 1  # "only on X and nowhere else": its negation says "only" again
     return ctx
 
 

@@ -10,6 +10,7 @@ import collections
 import itertools
 from typing import TYPE_CHECKING
 
+from compaction_guard.detectors.lexical.acts import act_on_object
 from compaction_guard.detectors.lexical.afterthought import POINTED, SCOPED
 from compaction_guard.detectors.lexical.context import (
     STRONG_COVERAGE,
@@ -78,7 +79,7 @@ def lifted(ctx: Context) -> Reading | None:
                 },
             )
         return None
-    if ctx.w_classes[_M.LIFT] + ctx.w_classes[_M.LIFT_VERB] > c_lift:
+    if ctx.w_classes[_M.LIFT] + ctx.w_classes[_M.LIFT_VERB] - _acting_lifts(ctx) > c_lift:
         return _contradicted(ctx, "lifted", "the window says the rule was lifted")
     if c_lift or not ctx.topical:
         return None
@@ -86,6 +87,24 @@ def lifted(ctx: Context) -> Reading | None:
         if (classes[_M.LIFT] or classes[_M.LIFT_VERB]) and not classes[SCOPED]:
             return _contradicted(ctx, "lifted", f"a lifting statement follows in the {where}")
     return None
+
+
+def _acting_lifts(ctx: Context) -> int:
+    """Count the window's lifting verbs that are the rule's act on its object (`act_on_object`).
+
+    "Customer uploads can only be removed after 3 days": "removed" deletes the uploads,
+    it lifts no rule; what the window says of the rule is read by the other rules.
+    """
+    if not ctx.w_classes[_M.LIFT_VERB] or not is_on("act_not_lift"):
+        return 0
+    win, region = ctx.win, ctx.al.region
+    return sum(
+        1
+        for mark in win.marks
+        if mark.modality is _M.LIFT_VERB
+        and win.clauses[mark.start] in region
+        and act_on_object(ctx.part.analysis, ctx.part.family, win, mark.start)
+    )
 
 
 def polarity(ctx: Context) -> Reading | None:

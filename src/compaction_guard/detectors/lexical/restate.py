@@ -25,6 +25,7 @@ __all__ = [
     "GATES",
     "TRIGGERS",
     "added_condition",
+    "exclusive_echo",
     "necessity",
     "negated_other_bound",
     "others_banned",
@@ -105,6 +106,38 @@ def others_banned(ctx: _Facts) -> bool:
         if all(k in ctx.part.family or k in GENERIC for k in keys):
             return True
     return False
+
+
+_ELSE = frozenset({"else", "elsewhere"})
+_JOINS = frozenset({"and", "but", "or"})
+
+
+def exclusive_echo(ctx: _Facts) -> bool:
+    """Tell whether the window's one negation only says its "only" again: "and nowhere else".
+
+    "Load tests run only on the perf cluster and nowhere else" for "Run load tests only on
+    the perf cluster": the closing "nowhere else", "and nobody else", "and not anywhere
+    else" bans every other choice, which "only" already did, so it turns nothing. It must
+    close the window's clause after a joining word, with nothing after it but the rule's
+    words; "only on perf and nowhere else on weekends" is read as usual.
+    """
+    part, win = ctx.part, ctx.win
+    if not part.classes[_M.ONLY] or not ctx.w_classes[_M.ONLY]:
+        return False
+    negations = [m for m in win.marks if m.modality in NEGATIVE and m.start in ctx.region_tokens]
+    if len(negations) != 1:
+        return False
+    mark = negations[0]
+    tokens = win.tokens
+    at = mark.start - 1
+    if at < 0 or tokens[at] not in _JOINS:
+        return False
+    tail = tokens[mark.end : mark.end + 2]
+    if not _ELSE.intersection(tail):
+        return False
+    end = mark.end + 1 + tail.index(next(t for t in tail if t in _ELSE))
+    rest = {win.keys[i] for i in range(end, len(tokens)) if win.clauses[i] == win.clauses[at]}
+    return not (rest - {None} - part.family)
 
 
 def _other_place(tokens: Sequence[str], end: int) -> bool:

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from compaction_guard.anchors import values_equal
+from compaction_guard.anchors import comparable, extract_values, values_equal
 from compaction_guard.detectors.lexical.lexicon import (
     ANAPHORS,
     LIGHT_NOUNS,
+    OPPOSITE_ACTS,
     READ_VERBS,
     STOPWORDS,
     WRITE_VERBS,
@@ -43,6 +44,7 @@ __all__ = [
     "Worded",
     "bound_lead",
     "condition_met",
+    "floor_passed",
     "forbids_past",
     "light_slots",
     "own_value",
@@ -127,6 +129,8 @@ def condition_met(part: Part, tokens: Sequence[str]) -> bool:
     sentence and nothing after the condition but the rule's own words there ("after
     review or in emergencies" is never excused).
     """
+    if floor_passed(part, tokens):
+        return True
     if not is_on("condition_met"):
         return False
     rule = part.analysis.tokens
@@ -149,6 +153,53 @@ def condition_met(part: Part, tokens: Sequence[str]) -> bool:
             said = {stem(t) for t in tokens[found:]}
             return wanted <= said and not (set(rest) - tail - _CLOSING)
     return False
+
+
+def floor_passed(part: Part, tokens: Sequence[str]) -> bool:
+    """Tell whether a sentence permits ending what the rule keeps once its floor has passed.
+
+    "Build artifacts can be deleted after 30 days" for "Keep build artifacts for at least
+    30 days", "Uploads may be removed after 10 days" for "Never delete uploads before they
+    are 7 days old": the rule keeps something for a least time (a floor on keeping, or a
+    ban on its opposite before the time), and the sentence permits the opposite act (or
+    the banned one) only after that time or a later one: the side the rule leaves open.
+    With no negation, a permission word, the rule's object, and nothing after the value
+    but the rule's own words; "after 20 days" is read as usual.
+    """
+    if not is_on("floor_passed") or not _NEGATING.isdisjoint(tokens):
+        return False
+    rule = part.analysis
+    floors = [v for v in rule.values if v.dimension == "time" and v.kind == "quantity"]
+    if len(floors) != 1 or _PERMITTING.isdisjoint(tokens):
+        return False
+    floor = floors[0]
+    acts = [stem(t) for t in rule.tokens if stem(t) in OPPOSITE_ACTS]
+    if len(acts) != 1:
+        return False
+    before = rule.tokens[max(0, floor.start - 4) : floor.start]
+    if part.parity == 0 and part.classes[Modality.MIN]:
+        ending = OPPOSITE_ACTS[acts[0]]  # "keep for at least 30 days": deleting ends it
+    elif part.parity == 1 and not _FLOOR_BANS.isdisjoint(before):
+        ending = frozenset({a for o in OPPOSITE_ACTS[acts[0]] for a in OPPOSITE_ACTS[o]})
+    else:
+        return False
+    said = {stem(t) for t in tokens}
+    keys = rule.keys
+    objects = {stem(rule.tokens[i]) for i in part.content if not (keys[i] or "~").startswith("~")}
+    objects.discard(acts[0])
+    found = extract_values(tuple(tokens)) if not said.isdisjoint(ending) else ()
+    for value in found if objects <= said else ():
+        lead = tokens[value.start - 1] if value.start else ""
+        if lead not in _PASSED or not comparable(value, floor) or value.amount < floor.amount:
+            continue
+        rest = {stem(t) for t in tokens[value.end :] if t.isalnum()}
+        return not (rest - {stem(t) for t in rule.tokens} - _CLOSING)
+    return False
+
+
+_PERMITTING = _words("can may fine ok okay allowed permitted free")
+_FLOOR_BANS = _words("before within until")
+_PASSED = _words("after past beyond")
 
 
 def _content_after(tokens: Sequence[str], at: int) -> int | None:

@@ -137,9 +137,13 @@ class Wording:
     rates: tuple[int, ...]
 
 
-@functools.lru_cache(maxsize=16384)
 def read_words(text: str) -> Wording:
     """Read one whitespace-folded, detection-form text as far as its tokens and values."""
+    return _read_words(text, label_rate=is_on("label_rate"))
+
+
+@functools.lru_cache(maxsize=16384)
+def _read_words(text: str, *, label_rate: bool) -> Wording:
     tokens: list[str] = []
     clauses: list[int] = []
     for number, piece in enumerate(_CLAUSE_BREAK.split(text)):
@@ -147,19 +151,21 @@ def read_words(text: str) -> Wording:
             found = tokenize(piece)
             tokens.extend(found)
             clauses.extend([number] * len(found))
-    values, rates = _rated(extract_values(tokens), tokens, clauses)
+    first = _CLAUSE_BREAK.search(text) if label_rate else None
+    label = first is not None and first.group().startswith(":")
+    values, rates = _rated(extract_values(tokens), tokens, clauses, label=label)
     return Wording(text, tuple(tokens), tuple(clauses), values, tuple(rates))
 
 
 def analyse(text: str) -> Analysis:
     """Analyse one whitespace-folded, detection-form text."""
-    return _analyse(text, named_back=is_on("bound_named_back"))
+    return _analyse(text, named_back=is_on("bound_named_back"), label_rate=is_on("label_rate"))
 
 
 @functools.lru_cache(maxsize=16384)
-def _analyse(text: str, *, named_back: bool) -> Analysis:
+def _analyse(text: str, *, named_back: bool, label_rate: bool) -> Analysis:
     """Analyse a text; the reading a switch changes is part of the cache key."""
-    wording = read_words(text)
+    wording = _read_words(text, label_rate=label_rate)
     tokens, clauses = list(wording.tokens), list(wording.clauses)
     values, rates = wording.values, wording.rates
     raw_marks = find_modality(tokens, named_back=named_back)
@@ -237,11 +243,13 @@ def _read_phrases(tokens: list[str], keys: list[str | None], mark_at: list[int])
 
 
 def _rated(
-    values: tuple[Value, ...], tokens: list[str], clauses: list[int]
+    values: tuple[Value, ...], tokens: list[str], clauses: list[int], *, label: bool = False
 ) -> tuple[tuple[Value, ...], list[int]]:
     """Read a rate adverb into the amounts of its clause ("daily spend ... $250" is per day).
 
-    Return the values and the positions of the adverbs that were read as a rate.
+    A leading label ("Daily spend: $500 at most", `label`) names what the clause after it
+    measures, so its one rate adverb is read into that clause's amounts when they have
+    none of their own. Return the values and the positions of the adverbs read as a rate.
     """
     adverbs: dict[int, list[int]] = {}
     for index, token in enumerate(tokens):
@@ -253,6 +261,8 @@ def _rated(
     used: list[int] = []
     for value in values:
         found = adverbs.get(clauses[value.start], [])
+        if label and not found and clauses[value.start] == 1:
+            found = adverbs.get(0, [])  # "Daily spend: $500": the label's rate
         rated = with_rate(value, rate_of(tokens[found[0]]) or "") if len(found) == 1 else value
         if rated is not value:
             used.append(found[0])

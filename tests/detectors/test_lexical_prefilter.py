@@ -2,8 +2,8 @@
 
 Each departure reader of `world.py` declares a trigger in `world.TRIGGERS`, a test of the
 statement alone, and may declare its applicability in `world.APPLIES`, a test of the
-constraint part alone; before them, `_may_depart` skips a sentence with no word any
-departure needs. These tests read statements with both prefilters and without them
+constraint part alone, and its binding in `world.BINDS`, a test of the two together;
+before them, `_may_depart` skips a sentence with no word any departure needs. These tests read statements with both prefilters and without them
 (`world.unfiltered()`) and require the same answer: on every verdict fixture, on every
 sentence of every fixture against its own constraint, and on random statements made of
 the words the readers look for.
@@ -21,6 +21,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from compaction_guard.anchors import comparable
 from compaction_guard.detectors.lexical import world
 from compaction_guard.detectors.lexical.align import Part, parts_of
 from compaction_guard.detectors.lexical.marks import find_modality
@@ -52,15 +53,22 @@ def _texts(case: dict[str, object]) -> list[str]:
 
 
 def _disagreements(part: Part, statement: Statement) -> list[str]:
-    """Readers whose trigger rejects `statement`, or whose applicability rejects `part`,
-    though they find a departure in it."""
+    """Readers whose trigger rejects `statement`, whose applicability rejects `part`, or
+    whose binding rejects the two together, though they find a departure in it."""
     wrong = []
     for reader in world._READERS:
         trigger = world.TRIGGERS.get(reader)
         applies = world.APPLIES.get(reader)
-        if (trigger is None or trigger(statement)) and (applies is None or applies(part)):
+        binds = world.BINDS.get(reader)
+        if (
+            (trigger is None or trigger(statement))
+            and (applies is None or applies(part))
+            and (binds is None or binds(world._facts(part), statement))
+        ):
             continue
-        if world.departure_in_clause(part, statement, (reader,)) is not None:
+        with world.unfiltered():  # the reader itself, its binding not asked
+            departs = world.departure_in_clause(part, statement, (reader,)) is not None
+        if departs:
             wrong.append(reader.__name__)
     return wrong
 
@@ -179,3 +187,51 @@ def test_unfiltered_in_one_thread_leaves_another_threads_prefilter_on() -> None:
     with world.unfiltered(), ThreadPoolExecutor(max_workers=1) as pool:
         beside = pool.submit(world.triggered, statement).result()
     assert beside == ()
+
+
+def test_a_binding_skips_a_statement_with_no_value_of_the_rules_measure() -> None:
+    """Without this, the binding checks above could pass by binding every statement."""
+    (part,) = parts_of("Keep request bodies under 2 MB.")
+    facts = world._facts(part)
+    other = world.statement_of(analyse(lexical_form("the run took 40 minutes")), attached=True)
+    same = world.statement_of(analyse(lexical_form("The cap is now 4 MB.")), attached=True)
+    assert not world.BINDS[world._value](facts, other)
+    assert world.BINDS[world._value](facts, same)
+
+
+def test_measure_keys_meet_whenever_two_fixture_values_measure_alike() -> None:
+    """`_measure_keys` stands for `comparable` and `_same_unit`: it may not drift from them."""
+    values = {
+        (v.kind, v.dimension, v.unit, v.per, v.surface): v
+        for path in FIXTURES
+        for text in (load(path)["constraint"], *_texts(load(path)))
+        for v in read_words(lexical_form(text)).values
+    }
+    for left, right in itertools.product(values.values(), repeat=2):
+        if comparable(left, right) and world._same_unit(left, right):
+            assert set(world._measure_keys(left)) & set(world._measure_keys(right))
+
+
+_TOKEN_TEXT = st.text(alphabet="ab9_/#@-.$é²x ", max_size=8)
+
+
+@given(tokens=st.lists(_TOKEN_TEXT, max_size=8))
+def test_the_one_scan_choice_test_answers_as_each_token_would(tokens: list[str]) -> None:
+    assert world._may_name_a_choice(tokens) == any(world._names_a_choice(t) for t in tokens)
+
+
+@given(
+    tokens=st.lists(st.sampled_from(("no", "longer", "not", "apply", "it", "x")), max_size=10)
+)
+def test_a_phrase_is_found_at_its_earliest_start(tokens: list[str]) -> None:
+    phrases = (("no", "longer"), ("not", "apply"), ("it",), ("no", "longer", "apply"))
+    naive = next(
+        (
+            i
+            for i in range(len(tokens))
+            if any(tuple(tokens[i : i + len(p)]) == p for p in phrases)
+        ),
+        None,
+    )
+    assert world._has_phrase(tokens, phrases) == naive
+    assert world._has_phrase(tuple(tokens), phrases) == naive

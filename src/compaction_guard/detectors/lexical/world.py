@@ -111,6 +111,10 @@ class Statement:
     undoing: tuple[int, ...] = field(init=False, repr=False, compare=False)
     # Where a permission stands (`_permits`): it needs no constraint, so it is found once.
     permits: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    # The `_measure_keys` of its values, and whether one is a bare number ("80"): what a
+    # new value of a rule's measure needs (`BINDS`).
+    measures: frozenset[tuple[str, ...]] = field(init=False, repr=False, compare=False)
+    bare_number: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         tokens = self.tokens
@@ -129,6 +133,14 @@ class Statement:
                 if _UN.match(tokens[i]) and tokens[i - 1] in _ACTORS
             )
         object.__setattr__(self, "undoing", undoing)
+        values = self.values
+        measures = frozenset(key for v in values for key in _measure_keys(v)) if values else _NONE
+        object.__setattr__(self, "measures", measures)
+        bare = any(v.kind == "number" and not v.unit and not v.per for v in values)
+        object.__setattr__(self, "bare_number", bare)
+
+
+_NONE: frozenset[tuple[str, ...]] = frozenset()
 
 
 def _phrases(text: str) -> tuple[tuple[str, ...], ...]:
@@ -340,13 +352,13 @@ def _has_phrase(tokens: Sequence[str], phrases: tuple[tuple[str, ...], ...]) -> 
     """Return where the earliest of `phrases` starts in `tokens`, or None."""
     entry = _FIRSTS.get(id(phrases))
     if entry is None or entry[0] is not phrases:
-        entry = (phrases, _firsts(phrases))
+        entry = (phrases, *_firsts(phrases))
         if len(_FIRSTS) >= _FIRSTS_LIMIT:
             _FIRSTS.clear()
         _FIRSTS[id(phrases)] = entry
+    if entry[2].isdisjoint(tokens):
+        return None  # most statements hold no phrase's key word: one set test says so
     firsts = entry[1]
-    if firsts.keys().isdisjoint(tokens):
-        return None  # most statements hold no phrase's first word: one set test says so
     for start, token in enumerate(tokens):
         for phrase in firsts.get(token, ()):
             if tuple(tokens[start : start + len(phrase)]) == phrase:
@@ -356,15 +368,27 @@ def _has_phrase(tokens: Sequence[str], phrases: tuple[tuple[str, ...], ...]) -> 
 
 # Phrase tables by identity: hashing a table of tuples on every statement read cost more than
 # the search. The entry keeps its table, so a reused id() never answers for another table.
-_FIRSTS: dict[int, tuple[tuple[tuple[str, ...], ...], dict[str, tuple[tuple[str, ...], ...]]]] = {}
+_FIRSTS: dict[
+    int,
+    tuple[tuple[tuple[str, ...], ...], dict[str, tuple[tuple[str, ...], ...]], frozenset[str]],
+] = {}
 _FIRSTS_LIMIT = 256
 
 
-def _firsts(phrases: tuple[tuple[str, ...], ...]) -> dict[str, tuple[tuple[str, ...], ...]]:
+def _firsts(
+    phrases: tuple[tuple[str, ...], ...],
+) -> tuple[dict[str, tuple[tuple[str, ...], ...]], frozenset[str]]:
+    """Return the phrases by first word, and each phrase's key word (its longest).
+
+    A phrase stands in a statement only if all its words do, its key word among them;
+    first words are often common ("is", "on", "no") and key words seldom are, so the
+    key words tell most statements without the phrase apart in one set test.
+    """
     found: dict[str, list[tuple[str, ...]]] = {}
     for phrase in phrases:
         found.setdefault(phrase[0], []).append(phrase)
-    return {first: tuple(group) for first, group in found.items()}
+    keys = frozenset(max(phrase, key=len) for phrase in phrases)
+    return {first: tuple(group) for first, group in found.items()}, keys
 
 
 def _expand(
@@ -396,40 +420,74 @@ def statement_of(
 
 
 def _part_stems(part: Part) -> frozenset[str]:
-    return _part_words(part)[0]
+    return _facts(part).own
 
 
-# Parts live in the `parts_of` cache, so their stems are worked out once and not once per
+@dataclass(frozen=True, slots=True)
+class _Facts:
+    """What every statement read for one part asks of it, worked out once per part.
+
+    `own` are the stems of every token, `heads` those of its content head words,
+    `measures` the `_measure_keys` of its values, and `counts` whether it counts
+    something with a unit or per period (a bare number may be a new amount of it).
+    """
+
+    part: Part
+    own: frozenset[str]
+    heads: frozenset[str]
+    measures: frozenset[tuple[str, ...]]
+    counts: bool
+
+
+# Parts live in the `parts_of` cache, so their facts are worked out once and not once per
 # statement read; the entry keeps its part so a reused id() never answers for another part.
-_PART_WORDS: dict[int, tuple[Part, frozenset[str], frozenset[str]]] = {}
+_FACTS: dict[int, _Facts] = {}
 _PART_WORDS_LIMIT = 4096
 
 
-def _part_words(part: Part) -> tuple[frozenset[str], frozenset[str]]:
-    """Return (stems of every token, stems of the content head words) of `part`."""
-    entry = _PART_WORDS.get(id(part))
-    if entry is not None and entry[0] is part:
-        return entry[1], entry[2]
-    keys = part.analysis.keys
+def _facts(part: Part) -> _Facts:
+    """Return the `_Facts` of `part`."""
+    found = _FACTS.get(id(part))
+    if found is not None and found.part is part:
+        return found
+    analysis = part.analysis
+    keys = analysis.keys
     heads = frozenset(
-        stem(part.analysis.tokens[i])
+        stem(analysis.tokens[i])
         for i in part.content
         if keys[i] not in GENERIC and not keys[i].startswith("~")  # type: ignore[union-attr]
     )
-    own = frozenset(stem(t) for t in part.analysis.tokens)
-    if len(_PART_WORDS) >= _PART_WORDS_LIMIT:
-        _PART_WORDS.clear()
-    _PART_WORDS[id(part)] = (part, own, heads)
-    return own, heads
+    own = frozenset(stem(t) for t in analysis.tokens)
+    measures = frozenset(key for v in analysis.values for key in _measure_keys(v))
+    counts = any(v.dimension == "count" and (v.unit or v.per) for v in analysis.values)
+    found = _Facts(part, own, heads, measures, counts)
+    if len(_FACTS) >= _PART_WORDS_LIMIT:
+        _FACTS.clear()
+    _FACTS[id(part)] = found
+    return found
 
 
-def _references(part: Part, statement: Statement) -> list[int]:
+def _measure_keys(value: Value) -> tuple[tuple[str, ...], ...]:
+    """Return keys two values share whenever they measure the same thing in the same unit.
+
+    Two values are `comparable` when kind and dimension agree, and `_same_unit` when,
+    for counts, the unit agrees or the rate is per the same period. So a rule's value
+    and a statement's can be `_new_value` of each other only when their keys meet: one
+    set test tells a statement with no value of the rule's measure from one with some.
+    """
+    if value.dimension != "count":
+        return ((value.kind, value.dimension),)
+    keys: tuple[tuple[str, ...], ...] = ((value.kind, "count", "unit", value.unit),)
+    return (*keys, (value.kind, "count", "per", value.per)) if value.per else keys
+
+
+def _references(facts: _Facts, statement: Statement) -> list[int]:
     """Return where a statement refers to the rule.
 
     A rule reference is an anaphor (only when the statement is attached to a mention)
     or a rule noun ("that limit", "the restriction").
     """
-    own = _part_words(part)[0]
+    part, own = facts.part, facts.own
     tokens, stems = statement.tokens, statement.stems
     refs: list[int] = []
     pointing = statement.attached and not _POINTERS.isdisjoint(statement.words)
@@ -449,9 +507,9 @@ def _references(part: Part, statement: Statement) -> list[int]:
     return refs
 
 
-def _mentions(part: Part, statement: Statement) -> list[int]:
+def _mentions(facts: _Facts, statement: Statement) -> list[int]:
     """Return where a statement names one of the rule's own content words or identifiers."""
-    heads = _part_words(part)[1]
+    heads = facts.heads
     if heads.isdisjoint(statement.stem_set):
         return []
     return [position for position, word in enumerate(statement.stems) if word in heads]
@@ -640,8 +698,15 @@ def departure_in_clause(
     readers = _READERS if readers is None else readers
     if not readers:
         return None
-    read = _Read(part, statement)
+    facts = _facts(part)
+    binds = BINDS if _PREFILTER.get() else {}
+    read: _Read | None = None
     for reader in readers:
+        bind = binds.get(reader)
+        if bind is not None and not bind(facts, statement):
+            continue
+        if read is None:
+            read = _Read(facts, statement)
         found = reader(read)
         if found is not None and is_on(found.rule):
             if found.kind is not None and _hypothetical(tokens):
@@ -658,12 +723,13 @@ class _Read:
     (no new value of the rule's dimension, no "only" in the rule), and never ask.
     """
 
-    __slots__ = ("_mentions", "_refs", "own", "part", "st", "words")
+    __slots__ = ("_mentions", "_refs", "facts", "own", "part", "st", "words")
 
-    def __init__(self, part: Part, st: Statement) -> None:
-        self.part = part
+    def __init__(self, facts: _Facts, st: Statement) -> None:
+        self.facts = facts
+        self.part = facts.part
         self.st = st
-        self.own = _part_words(part)[0]
+        self.own = facts.own
         # The statement's distinct tokens: a reader whose trigger words are all absent
         # stops after one set test instead of walking every token.
         self.words = st.words
@@ -674,14 +740,14 @@ class _Read:
     def refs(self) -> list[int]:
         """Where the statement refers to the rule (`_references`)."""
         if self._refs is None:
-            self._refs = _references(self.part, self.st)
+            self._refs = _references(self.facts, self.st)
         return self._refs
 
     @property
     def mentions(self) -> list[int]:
         """Where the statement names the rule's head words (`_mentions`)."""
         if self._mentions is None:
-            self._mentions = _mentions(self.part, self.st)
+            self._mentions = _mentions(self.facts, self.st)
         return self._mentions
 
 
@@ -953,7 +1019,7 @@ def _banned(part: Part) -> frozenset[str]:
     return found
 
 
-# Like `_PART_WORDS`: worked out once per part, not once per statement read.
+# Like `_FACTS`: worked out once per part, not once per statement read.
 _BANNED: dict[int, tuple[Part, frozenset[str]]] = {}
 
 
@@ -1534,7 +1600,6 @@ def _names_a_choice(token: str) -> bool:
 
 
 _CHOICE_MARKS = frozenset("/_@#")
-_CHOICE_SIGNS = re.compile(r"[/_@#0-9]")
 
 
 def _may_name_a_choice(tokens: Sequence[str]) -> bool:
@@ -1542,7 +1607,11 @@ def _may_name_a_choice(tokens: Sequence[str]) -> bool:
     joined = "".join(tokens)
     if joined.isascii() and _CHOICE_SIGNS.search(joined) is None:
         return False
-    return any(_names_a_choice(t) for t in tokens)
+    # Letters alone never name a choice: one C test passes over each plain word.
+    return any(_names_a_choice(t) for t in tokens if not t.isalpha())
+
+
+_CHOICE_SIGNS = re.compile(r"[/_@#0-9]")
 
 
 def _rule_act_verbs(part: Part) -> frozenset[str]:
@@ -1961,16 +2030,18 @@ Reader = Callable[["_Read"], "Departure | None"]
 Trigger = Callable[[Statement], bool]
 
 
-def _firsts_of(*tables: tuple[tuple[str, ...], ...]) -> frozenset[str]:
-    """Return the first words of every phrase in `tables`: a phrase needs its first word."""
-    return frozenset(phrase[0] for table in tables for phrase in table)
+def _keys_of(*tables: tuple[tuple[str, ...], ...]) -> frozenset[str]:
+    """Return the key word of every phrase in `tables` (`_firsts`): a phrase needs all its words."""
+    return frozenset(word for table in tables for word in _firsts(table)[1])
 
 
 # Each trigger's words: a statement holding none of a trigger's single words and none of
-# its phrases' first words fails that trigger, so one set test answers for most statements.
-_LIFT_CUES = _LIFT | _firsts_of(_LIFT_PHRASES, _UNNEEDED)
-_SCOPE_CUES = _firsts_of(_SCOPE_PHRASES)
-_CONCESSION_CUES = _firsts_of(_CONCESSIONS)
+# its phrases' key words fails that trigger, so one set test answers for most statements.
+_LIFT_CUES = _LIFT | _keys_of(_LIFT_PHRASES, _UNNEEDED)
+_SUPERSEDE_CUES = _SUPERSEDE | _keys_of(_SUPERSEDE_PHRASES)
+_EXCEPT_CUES = _EXCEPT | _keys_of(_EXCEPT_PHRASES)
+_SCOPE_CUES = _keys_of(_SCOPE_PHRASES)
+_CONCESSION_CUES = _keys_of(_CONCESSIONS)
 
 
 def _lift_trigger(st: Statement) -> bool:
@@ -1984,7 +2055,7 @@ def _lift_trigger(st: Statement) -> bool:
 
 
 def _supersede_trigger(st: Statement) -> bool:
-    if _SUPERSEDE_OPENERS.isdisjoint(st.words):
+    if _SUPERSEDE_CUES.isdisjoint(st.words):
         return False
     past = _has_phrase(st.tokens, _SUPERSEDE_PHRASES)
     return not _SUPERSEDE.isdisjoint(st.words) or past is not None
@@ -1999,7 +2070,7 @@ def _extension_trigger(st: Statement) -> bool:
 
 
 def _exception_trigger(st: Statement) -> bool:
-    if _EXCEPT_OPENERS.isdisjoint(st.words):
+    if _EXCEPT_CUES.isdisjoint(st.words):
         return False
     return not _EXCEPT.isdisjoint(st.words) or _has_phrase(st.tokens, _EXCEPT_PHRASES) is not None
 
@@ -2065,6 +2136,25 @@ APPLIES: dict[Reader, Callable[[Part], bool]] = {
     _other_choice: lambda part: "only" in part.analysis.tokens,
     _scope: lambda part: "only" not in part.analysis.tokens,
     _exception: lambda part: "except" not in part.analysis.tokens,
+}
+
+
+# Each reader's binding: a test of the part and the statement together, each read through
+# what is worked out once for it (`_Facts`, the statement's fields), that holds whenever the
+# reader can find a departure from that part in that statement; `departure_in_clause`
+# skips a reader whose binding fails. Like a trigger it must be a necessary condition
+# (tests/detectors/test_lexical_prefilter.py checks it the same way): `_value` needs a new
+# value of the rule's measure (`_new_value`, `_bare_new`); `_other_choice` an attached
+# statement naming the rule's head words (its `mentions`); `_scope` a pointer to the rule,
+# which only an attached statement holds (`_references`), or an implicit subject.
+BINDS: dict[Reader, Callable[[_Facts, Statement], bool]] = {
+    _value: lambda facts, st: (
+        not facts.measures.isdisjoint(st.measures) or (facts.counts and st.bare_number)
+    ),
+    _other_choice: lambda facts, st: st.attached and not facts.heads.isdisjoint(st.stem_set),
+    _scope: lambda _, st: (
+        st.implicit or (st.attached and not _POINTERS.isdisjoint(st.words))
+    ),
 }
 
 
@@ -2502,7 +2592,7 @@ def _part_keys(part: Part, keys_of: Callable[[Part], frozenset[str]]) -> frozens
     return keys
 
 
-# Like `_PART_WORDS`: the entry keeps its part, so a reused id() never answers for another.
+# Like `_FACTS`: the entry keeps its part, so a reused id() never answers for another.
 _PART_KEYS: dict[tuple[int, object], tuple[Part, frozenset[str]]] = {}
 
 

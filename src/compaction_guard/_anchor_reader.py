@@ -6,6 +6,7 @@ Private to the anchors: `anchors` is the public face. See docs/DESIGN.md, "Ancho
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
@@ -51,7 +52,7 @@ from compaction_guard._anchor_units import (
 from compaction_guard.normalize import stem
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
 __all__ = ["Value", "value_at"]
 
@@ -80,23 +81,102 @@ class Value:
 
 
 def value_at(tokens: Sequence[str], i: int) -> Value | None:
+    """Return the value that starts at tokens[i], or None.
+
+    The readers are tried in a fixed order and the first that reads wins; only those
+    `_plan` says the word can start are run (most words start none, and then no reader
+    is built at all).
+    """
+    plan = _plan(tokens[i])
+    if not plan:
+        return None
     reader = _Reader(tokens, i)
-    for parse in (
-        reader.date,
-        reader.clock,
-        reader.version,
-        reader.number,
-        reader.times,
-        reader.compound_number,
-        reader.words,
-    ):
-        value = parse()
+    for parse in plan:
+        value = parse(reader)
         if value is not None:
             return value
-    value = reader.bare() or reader.article()
-    if value is None and "-" in tokens[i]:
-        return reader.range() or reader.hyphenated()
-    return value
+    return None
+
+
+@functools.lru_cache(maxsize=65536)
+def _plan(word: str) -> tuple[Callable[[_Reader], Value | None], ...]:
+    """Return the readers, in reading order, that can read a value starting with `word`.
+
+    Each reader first tests its own word and returns None, touching nothing, when the
+    word is none it reads; a reader whose test fails here is one that would have returned
+    None, so leaving it out changes no reading (`_GATES` repeats each reader's own test:
+    the patterns a digit-led word must match, the tables a word must be in). One entry
+    per word, so the cache is bounded by the vocabulary, not by the texts read.
+    """
+    return tuple(reader for gate, reader in _GATES if gate(word))
+
+
+def _dates(word: str) -> bool:
+    if ISO_DATE.match(word) or YEAR_MONTH.match(word) or SLASH_DATE.match(word):
+        return True
+    if word.rstrip(".") in MONTHS or ORDINAL.match(word):
+        return True
+    return WEEKDAYS.get(word, WEEKDAYS.get(word[:-1]) if word.endswith("s") else None) is not None
+
+
+def _clocks(word: str) -> bool:
+    if CLOCK.match(word) or HOUR.match(word) or word.isdigit():
+        return True
+    return word in WORD_NUMBERS or word in _NOON
+
+
+def _versions(word: str) -> bool:
+    return VERSION.match(word) is not None
+
+
+def _numbers(word: str) -> bool:
+    return NUMBER.match(word) is not None
+
+
+def _times(word: str) -> bool:
+    return word in TIMES_WORDS
+
+
+def _compounds(word: str) -> bool:
+    return word.partition("-")[0] in _TENS
+
+
+def _number_words(word: str) -> bool:
+    return word in ORDINAL_WORDS or word in WORD_NUMBERS
+
+
+def _bares(word: str) -> bool:
+    return word in _BARE_STARTS or singular(word) in _BARE_STARTS
+
+
+def _articles(word: str) -> bool:
+    return word == "half" or word in ARTICLES
+
+
+def _hyphens(word: str) -> bool:
+    return "-" in word
+
+
+_NOON = frozenset({"noon", "midday", "midnight"})
+# A word `bare` reads: a time zone, a region code or the first word of a region name, or
+# (in the unit-table spelling) a unit or currency standing alone, or the "us" of "US dollars".
+_BARE_STARTS = frozenset(
+    {*TIMEZONES, *REGIONS, *(words[0] for words in REGION_NAMES), *BARE_UNITS, "us"}
+)
+
+
+@functools.lru_cache(maxsize=8192)
+def _decimal(whole: str, frac: str | None) -> Fraction:
+    """Return the exact number a decimal numeral writes ("1,200", "2.5").
+
+    From integers, which is the value `Fraction("1200.5")` parses to without its string
+    parser; keyed by the numeral's two parts, so bounded like a word cache.
+    """
+    digits = int(whole.replace(",", ""))
+    if not frac:
+        return Fraction(digits)
+    scale = 10 ** len(frac)
+    return Fraction(digits * scale + int(frac), scale)
 
 
 _TENS = {word: n for word, n in WORD_NUMBERS.items() if n % 10 == 0 and 20 <= n <= 90}  # noqa: PLR2004
@@ -200,7 +280,7 @@ class _Reader:
             hour, minute, half = int(match.group(1)), 0, match.group(2)
         elif (bare := _bare_hour(word)) is not None and (said := self.half_of_day(end)):
             hour, minute, (half, end) = bare, 0, said
-        elif word in {"noon", "midday", "midnight"}:
+        elif word in _NOON:
             hour, minute, half = (0 if word == "midnight" else 12), 0, None
         else:
             return None
@@ -230,8 +310,7 @@ class _Reader:
         if not match:
             return None
         sign, whole, frac, suffix = match.groups()
-        raw = Fraction(whole.replace(",", "") + ("." + frac if frac else ""))
-        return self.quantify(self.i, raw, sign, suffix)
+        return self.quantify(self.i, _decimal(whole, frac), sign, suffix)
 
     def times(self) -> Value | None:
         """Read "twice a day", "once per hour"; a bare "once" is a conjunction."""
@@ -279,7 +358,7 @@ class _Reader:
             self.i -= 1  # "USD 1,200": the code belongs to the value's span
         if suffix and suffix not in PERCENT and suffix not in MULTIPLIERS:
             return self.suffixed(i, raw, suffix, currency)
-        amount, end = raw * MULTIPLIERS.get(suffix, 1), i + 1
+        amount, end = (raw * MULTIPLIERS[suffix] if suffix in MULTIPLIERS else raw), i + 1
         if len(self.at(end)) > 1 and self.at(end) in MULTIPLIERS:
             amount, end = amount * MULTIPLIERS[self.at(end)], end + 1
         if suffix in PERCENT or self.at(end) in PERCENT:
@@ -471,3 +550,20 @@ class _Reader:
         amount = first.amount * 10**6 + second.amount
         value = self.make(first.kind, first.dimension + "-range", first.unit, amount, end)
         return dataclasses.replace(value, ends=(first, second))
+
+
+# Each reader after the test its word must pass, in the order `value_at` tries them: the
+# first reading wins, and a range or a hyphenated word only when nothing else read.
+_GATES: tuple[tuple[Callable[[str], bool], Callable[[_Reader], Value | None]], ...] = (
+    (_dates, _Reader.date),
+    (_clocks, _Reader.clock),
+    (_versions, _Reader.version),
+    (_numbers, _Reader.number),
+    (_times, _Reader.times),
+    (_compounds, _Reader.compound_number),
+    (_number_words, _Reader.words),
+    (_bares, _Reader.bare),
+    (_articles, _Reader.article),
+    (_hyphens, _Reader.range),
+    (_hyphens, _Reader.hyphenated),
+)

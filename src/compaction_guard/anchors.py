@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 __all__ = [
+    "RATE_PERIODS",
     "VALUE_WORDS",
     "Value",
     "are_siblings",
@@ -58,7 +59,12 @@ __all__ = [
 ]
 
 
+@functools.lru_cache(maxsize=65536)
 def _could_start(token: str) -> bool:
+    """Tell whether a value may start at `token`: a value word, a sign, a digit, a number word.
+
+    Keyed by the token alone (the vocabulary bounds the cache), and asked of every token.
+    """
     if token in VALUE_WORDS or token in ARTICLES or token[0] in "$\u20ac\u00a3\u00a5":
         return True
     if token.isalpha():  # no digit and no hyphen: only a number word starts a value
@@ -83,14 +89,14 @@ def is_numeric(token: str) -> bool:
 def extract_values(tokens: Sequence[str]) -> tuple[Value, ...]:
     """Return the value anchors in `tokens`, in order, each with its token span."""
     found: list[Value] = []
-    index = 0
-    while index < len(tokens):
-        value = value_at(tokens, index) if _could_start(tokens[index]) else None
-        if value is None:
-            index += 1
+    resume = 0  # a value's span is never read again for another value
+    for index in itertools.compress(itertools.count(), map(_could_start, tokens)):
+        if index < resume:
             continue
-        found.append(value)
-        index = max(value.end, index + 1)
+        value = value_at(tokens, index)
+        if value is not None:
+            found.append(value)
+            resume = value.end
     for position in range(len(found) - 1):
         low, high = found[position], found[position + 1]
         if _joined(tokens, low, high):
@@ -117,9 +123,13 @@ def range_pairs(tokens: Sequence[str], values: Sequence[Value]) -> list[tuple[Va
 
 
 def _joined(tokens: Sequence[str], low: Value, high: Value) -> bool:
-    joint = tuple(tokens[low.end : high.start])
-    between = low.start > 0 and tokens[low.start - 1] == "between"
-    return (len(joint) == 1 and joint[0] in _RANGE_WORDS) or (joint == ("and",) and between)
+    """Tell whether one range word alone stands between two values ("and" after "between")."""
+    if high.start - low.end != 1:
+        return False
+    joint = tokens[low.end]
+    return joint in _RANGE_WORDS or (
+        joint == "and" and low.start > 0 and tokens[low.start - 1] == "between"
+    )
 
 
 @functools.lru_cache(maxsize=64)
@@ -149,11 +159,13 @@ def _shared_unit(tokens: Sequence[str], low: Value, high: Value) -> Value:
 
 def rate_of(token: str) -> str | None:
     """Return the rate denominator an adverb states (`daily` is `per day`), or None."""
-    unit = RATE_ADVERBS.get(token)
-    if unit is None:
-        return None
-    dimension, factor = UNITS[unit]
-    return f"{dimension}:{factor}"
+    return RATE_PERIODS.get(token)
+
+
+# Each rate adverb with the denominator it states, worked out once from the unit table.
+RATE_PERIODS = {
+    adverb: f"{UNITS[unit][0]}:{UNITS[unit][1]}" for adverb, unit in RATE_ADVERBS.items()
+}
 
 
 def with_rate(value: Value, per: str) -> Value:

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from compaction_guard.anchors import (
+    RATE_PERIODS,
     VALUE_WORDS,
     Value,
     extract_values,
@@ -251,12 +252,12 @@ def _rated(
     measures, so its one rate adverb is read into that clause's amounts when they have
     none of their own. Return the values and the positions of the adverbs read as a rate.
     """
+    if not values or RATE_PERIODS.keys().isdisjoint(tokens):
+        return values, []  # no amount, or no adverb: nothing is read as a rate
     adverbs: dict[int, list[int]] = {}
     for index, token in enumerate(tokens):
-        if rate_of(token) is not None:
+        if token in RATE_PERIODS:
             adverbs.setdefault(clauses[index], []).append(index)
-    if not adverbs:
-        return values, []
     read: list[Value] = []
     used: list[int] = []
     for value in values:

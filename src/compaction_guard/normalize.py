@@ -68,7 +68,7 @@ _WORD = re.compile(r"[^\W_]+")
 _WRAP_WIDTH = 40
 # A sentence ends at `.`, `!` or `?` (closing quotes and brackets with it) before a space;
 # an inline list item ("1) ", "(b) ") starts a new one.
-_STOP = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)")
+_STOP = re.compile(r"[.!?][.!?]*[\"')\]]*(?=\s|$)")
 _ITEM = re.compile(r"(?<!\S)(\(?(?:\d{1,2}|[a-h])\))\s+")
 _TITLES = frozenset({"mr", "mrs", "ms", "dr"})
 _ABBREVIATIONS = frozenset(

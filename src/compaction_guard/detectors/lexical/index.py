@@ -129,18 +129,37 @@ def lookup_keys(tokens: Iterable[str]) -> frozenset[str]:
 
 
 def text_keys(text: str) -> frozenset[str]:
-    """Return `lookup_keys(tokenize(text))`, read one whitespace-free run at a time.
+    """Return `lookup_keys(tokenize(text))`, read one whitespace-free run at a time."""
+    return words_keys(text.split())
+
+
+def words_keys(words: list[str]) -> frozenset[str]:
+    """Return the index keys of the text made of the whitespace-free runs `words`.
 
     The tokens of a text are those of its runs in order (see `normalize.tokenize`), so
     the keys are the union of each run's keys; a run ("rows.", "the") recurs across
-    sentences and views, and its keys are worked out once.
+    sentences and views, and its keys are worked out once. The lookups run in one pass
+    over a plain dict; a run not seen yet sends the text the slow way, which adds it.
     """
-    return frozenset(itertools.chain.from_iterable(map(_word_keys, text.split())))
+    try:
+        return frozenset(itertools.chain.from_iterable(map(_WORD_KEYS.__getitem__, words)))
+    except KeyError:
+        return frozenset(itertools.chain.from_iterable(map(_word_keys, words)))
 
 
-@functools.lru_cache(maxsize=65536)
+# Index keys by whitespace-free run; cleared when full (a run's keys never change).
+_WORD_KEYS: dict[str, tuple[str, ...]] = {}
+_WORD_KEYS_LIMIT = 65536
+
+
 def _word_keys(word: str) -> tuple[str, ...]:
-    return tuple(itertools.chain.from_iterable(map(_token_keys, tokenize(word))))
+    keys = _WORD_KEYS.get(word)
+    if keys is None:
+        keys = tuple(itertools.chain.from_iterable(map(_token_keys, tokenize(word))))
+        if len(_WORD_KEYS) >= _WORD_KEYS_LIMIT:
+            _WORD_KEYS.clear()
+        _WORD_KEYS[word] = keys
+    return keys
 
 
 @functools.lru_cache(maxsize=131072)
@@ -204,27 +223,35 @@ class ViewIndex:
                 self._index_all(site, passages)
 
     def _index_all(self, site: Site, passages: Sequence[Passage]) -> None:
+        sentences, postings, lines = self.sentences, self._postings, self._lines
         previous = -1
         for passage in passages:
             folded = mask_emphasis(lexical_form(passage.text))
             cased = passage.text if len(passage.text) == len(folded) else None
             # Sentences come in order: the line start moves forward with them, so a long
             # line is not searched back (and sliced) once per sentence on it.
-            line_start, newline = 0, folded.find("\n")
+            line_start, newline, line = 0, folded.find("\n"), -1
             for start, end in sentence_spans(folded, cased):
-                sid = self._add(folded[start:end], site, passage.tool)
-                while 0 <= newline < start:
-                    line_start, newline = newline + 1, folded.find("\n", newline + 1)
-                self.sentences[sid].line = self._lines.setdefault(
-                    (site, passage.message, line_start), len(self._lines)
-                )
-                self.sentences[sid].lead = _lead_at(folded, line_start, start)
+                if line < 0 or 0 <= newline < start:
+                    while 0 <= newline < start:
+                        line_start, newline = newline + 1, folded.find("\n", newline + 1)
+                    line = lines.setdefault((site, passage.message, line_start), len(lines))
+                words = folded[start:end].split()
+                text = " ".join(words)  # `fold_whitespace`, with the runs kept for the keys
+                keys = words_keys(words)
+                sid = len(sentences)
+                lead = _lead_at(folded, line_start, start)
+                sentences.append(Sentence(text, site, passage.tool, keys, line=line, lead=lead))
                 if previous >= 0:
                     self._next[previous] = sid
                     self._previous[sid] = previous
                 previous = sid
-                for key in self.sentences[sid].keys:
-                    self._postings.setdefault(key, []).append(sid)
+                for key in keys:
+                    hits = postings.get(key)
+                    if hits is None:
+                        postings[key] = [sid]
+                    else:
+                        hits.append(sid)
 
     def _add(self, raw: str, site: Site, tool: bool) -> int:  # noqa: FBT001
         text = fold_whitespace(raw)

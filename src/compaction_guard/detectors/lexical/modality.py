@@ -303,6 +303,8 @@ def _index(
 
 _FREE = _index(_PHRASES)
 _BOUND = _index(_VALUE_BOUND)
+# The words some phrase opens with: any other token starts no mark (`_match` finds none).
+_OPENERS = frozenset(_FREE) | frozenset(_BOUND)
 
 
 def match_phrases(tokens: Sequence[str], *, named_back: bool = True) -> list[Mark]:
@@ -316,6 +318,9 @@ def match_phrases(tokens: Sequence[str], *, named_back: bool = True) -> list[Mar
     i = 0
     count = len(tokens)
     while i < count:
+        if tokens[i] not in _OPENERS:
+            i += 1
+            continue
         hit = _match(_FREE, tokens, i)
         bound = _match(_BOUND, tokens, i)
         longer = bound is not None and (hit is None or len(bound[0]) > len(hit[0]))

@@ -233,11 +233,12 @@ def _read_phrases(tokens: list[str], keys: list[str | None], mark_at: list[int])
             index += 1
             continue
         for width in range(min(_LONGEST_PHRASE, len(tokens) - index), 1, -1):
-            words = tuple(tokens[index : index + width])
-            free = all(mark_at[i] < 0 for i in range(index, index + width))
-            if words in PHRASES and (free or not PHRASES[words]):
-                # A filler ("in every case") says nothing even around a force word.
-                keys[index : index + width] = [PHRASES[words] or None] + [None] * (width - 1)
+            key = PHRASES.get(tuple(tokens[index : index + width]))
+            # A filler ("in every case") says nothing even around a force word.
+            if key is not None and (
+                not key or all(mark_at[i] < 0 for i in range(index, index + width))
+            ):
+                keys[index : index + width] = [key or None] + [None] * (width - 1)
                 index += width - 1
                 break
         index += 1
@@ -283,12 +284,18 @@ def _build(
     frames: tuple[Frame, ...] = (),
 ) -> Analysis:
     positions: dict[str, list[int]] = {}
-    compounds: dict[str, list[int]] = {}
     for index, key in enumerate(keys):
         if key is not None:
-            positions.setdefault(key, []).append(index)
-        for piece in _compound_keys(tokens[index]):
-            compounds.setdefault(piece, []).append(index)
+            found = positions.get(key)
+            if found is None:
+                positions[key] = [index]
+            else:
+                found.append(index)
+    compounds: dict[str, list[int]] = {}
+    for index, token in enumerate(tokens):
+        if "-" in token:  # only a hyphenated word has parts (`_compound_keys`)
+            for piece in _compound_keys(token):
+                compounds.setdefault(piece, []).append(index)
     return Analysis(
         text,
         tuple(tokens),
@@ -330,12 +337,9 @@ def _framing(
     a leading subordinate clause ("Where the schedule allows it, ..."). A label that
     names a topic ("Recommendations service:") frames nothing.
     """
-    has_content: set[int] = set()
-    first_token: dict[int, int] = {}
-    for index, (key, clause) in enumerate(zip(keys, clauses, strict=True)):
-        first_token.setdefault(clause, index)
-        if key is not None:
-            has_content.add(clause)
+    has_content = {clause for key, clause in zip(keys, clauses, strict=True) if key is not None}
+    # Filled from the end, so each clause keeps the index of its first token.
+    first_token = dict(zip(reversed(clauses), range(len(clauses) - 1, -1, -1), strict=True))
     named = {clauses[i] for f in frames if f.kind == TOPIC for i in range(f.start, f.end)}
     leads = bool(tokens) and tokens[0] in CONDITIONALS and clauses[-1] != clauses[0]
     framing = set()

@@ -582,6 +582,13 @@ RULES: tuple[Rule, ...] = (
         "contradicted/issue_9_copy_then_permission_to_exceed",
     ),
     _r(
+        "ending_permitted",
+        set(),
+        world._ending_permitted,
+        "Next to the copy, a permission to do the opposite of what a rule keeps for a time, on its object ('They can be deleted at any time', 'Deleting them early is fine' after 'Keep build artifacts for at least 30 days') is later_permission's contradicted; held by a condition or time ('after a review') it abstains, a value there is read by the value readers, and 'after that' or the rule's floor passed ('after 30 days') is the side left open; 'Build logs can be deleted' is another noun.",
+        "contradicted/ending_permitted_deleted_at_any_time",
+    ),
+    _r(
         "later_extension",
         {_C, _W},
         world._extension,

@@ -160,9 +160,10 @@ def floor_passed(part: Part, tokens: Sequence[str]) -> bool:
 
     "Build artifacts can be deleted after 30 days" for "Keep build artifacts for at least
     30 days", "Uploads may be removed after 10 days" for "Never delete uploads before they
-    are 7 days old": the rule keeps something for a least time (a floor on keeping, or a
-    ban on its opposite before the time), and the sentence permits the opposite act (or
-    the banned one) only after that time or a later one: the side the rule leaves open.
+    are 7 days old": the rule keeps something for a least time (a floor on keeping, a
+    plain "keep ... for 400 days", or a ban on its opposite before the time), and the
+    sentence permits the opposite act (or the banned one) only after that time or a
+    later one ("after 30 days", "older than 400 days"): the side the rule leaves open.
     With no negation, a permission word, the rule's object, and nothing after the value
     but the rule's own words; "after 20 days" is read as usual.
     """
@@ -177,7 +178,8 @@ def floor_passed(part: Part, tokens: Sequence[str]) -> bool:
     if len(acts) != 1:
         return False
     before = rule.tokens[max(0, floor.start - 4) : floor.start]
-    if part.parity == 0 and part.classes[Modality.MIN]:
+    kept_for = not part.classes[Modality.MAX] and "for" in before  # "keep them for 400 days"
+    if part.parity == 0 and (part.classes[Modality.MIN] or kept_for):
         ending = OPPOSITE_ACTS[acts[0]]  # "keep for at least 30 days": deleting ends it
     elif part.parity == 1 and not _FLOOR_BANS.isdisjoint(before):
         ending = frozenset({a for o in OPPOSITE_ACTS[acts[0]] for a in OPPOSITE_ACTS[o]})
@@ -190,16 +192,20 @@ def floor_passed(part: Part, tokens: Sequence[str]) -> bool:
     found = extract_values(tuple(tokens)) if not said.isdisjoint(ending) else ()
     for value in found if objects <= said else ():
         lead = tokens[value.start - 1] if value.start else ""
+        if lead == "than" and value.start > 1 and tokens[value.start - 2] in _OLDER:
+            lead = "after"  # "older than 400 days"
         if lead not in _PASSED or not comparable(value, floor) or value.amount < floor.amount:
             continue
-        rest = {stem(t) for t in tokens[value.end :] if t.isalnum()}
-        return not (rest - {stem(t) for t in rule.tokens} - _CLOSING)
+        rest = {stem(t) for t in tokens[value.end :] if t.isalnum()} - ending - _PERMITTING
+        return not (rest - {stem(t) for t in rule.tokens} - _CLOSING - _BEING)
     return False
 
 
 _PERMITTING = _words("can may fine ok okay allowed permitted free")
 _FLOOR_BANS = _words("before within until")
 _PASSED = _words("after past beyond")
+_OLDER = _words("older")
+_BEING = _words("be is are get")
 
 
 def _content_after(tokens: Sequence[str], at: int) -> int | None:

@@ -926,7 +926,59 @@ def _permission_found(r: _Read, permits: Sequence[int]) -> Departure | None:
     enough = [i for i in permits if tokens[i] in _ENOUGH]
     if enough and r.st.attached and any(_near(r.st, r.mentions, p) for p in enough):
         return _hit("later_permission", Kind.WEAKENED, "a lesser substitute is accepted", r.st)
-    return _value_permitted(r, permits)
+    return _ending_permitted(r, permits) or _value_permitted(r, permits)
+
+
+def _ending_permitted(r: _Read, permits: Sequence[int]) -> Departure | None:
+    """Find a permission to end what the rule keeps for a time ("they can be deleted anytime").
+
+    After a copy of "Keep build artifacts for at least 30 days", "They can be deleted at
+    any time" or "Deleting them early is fine" permits the opposite of the rule's act
+    (`OPPOSITE_ACTS`) on its object, named by a rule word or a pronoun: the rule keeps
+    them for its time, so that permission contradicts it (weakened when scoped). Held by
+    a condition or a time ("after a review", "once the release ships") it may name the
+    rule's own end, so it abstains; past the rule's floor ("after 30 days") it is the side
+    the rule leaves open (`slot.floor_passed`, read by `_permission`).
+    """
+    if not (r.st.attached or r.st.implicit) or not is_on("ending_permitted"):
+        return None
+    ending = _ending_acts(r.part)
+    tokens, stems = r.st.tokens, r.st.stems
+    acts = [i for i, word in enumerate(stems) if word in ending and not _negated_at(tokens, i)]
+    acts = [i for i in acts if _near(r.st, permits, i)]
+    named = [m for m in r.mentions if not _heads_another(r, m)]
+    if not acts or not (named or not _OBJECT_PRONOUNS.isdisjoint(tokens)):
+        return None  # "Build logs can be deleted at any time": the logs, not the artifacts
+    held = not _HELD_LEADS.isdisjoint(tokens) and _ANY_TIME.isdisjoint(tokens)
+    if held and _after_its_time(tokens):
+        return None  # "After that they can be deleted": once the rule's time is over
+    if held and any(_new_value(r.part, v) or own_value(r.part, v) for v in r.st.values):
+        return None  # "can be deleted after 20 days": a value of the rule, read as one
+    kind = None if held or _hypothetical(tokens) else _permit_kind(r)
+    return _hit("later_permission", kind, f"{tokens[acts[0]]!r} ends what the rule keeps", r.st)
+
+
+def _ending_acts(part: Part) -> frozenset[str]:
+    """Return the acts that end what a rule keeps for a time ("delete" for "keep ... 30 days")."""
+    analysis = part.analysis
+    if part.parity or not any(v.dimension == "time" for v in analysis.values):
+        return frozenset()
+    acts = {stem(t) for t in analysis.tokens if stem(t) in OPPOSITE_ACTS}
+    return OPPOSITE_ACTS[next(iter(acts))] if len(acts) == 1 else frozenset()
+
+
+def _after_its_time(tokens: Sequence[str]) -> bool:
+    """Tell whether the only time said is the rule's own, named back ("after that")."""
+    leads = [i for i, t in enumerate(tokens) if t in _HELD_LEADS]
+    return len(leads) == 1 and tokens[leads[0]] in _PASSING and (
+        tuple(tokens[leads[0] + 1 : leads[0] + 2]) in (("that",), ("then",), ("this",))
+    )
+
+
+_PASSING = _words("after once")
+_OBJECT_PRONOUNS = _words("they them it these those")
+_HELD_LEADS = _words("after once when if following upon unless until before provided")
+_ANY_TIME = _words("any anytime whenever early earlier sooner")
 
 
 def _permit_kind(r: _Read) -> Kind:

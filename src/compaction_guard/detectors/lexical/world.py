@@ -125,8 +125,10 @@ class Statement:
         object.__setattr__(self, "stems", tuple(map(stem, tokens)))
         object.__setattr__(self, "stem_set", frozenset(self.stems))
         undoing: tuple[int, ...] = ()
-        # An undone verb follows an actor: with no actor word there is none to look for.
-        if not _ACTORS.isdisjoint(words) and any(w.startswith("un") for w in words):
+        # An undone verb follows an actor: with no actor word there is none to look for, and
+        # none with no word opening on "un" (one scan of the words led by NUL; a NUL in a
+        # word could only send the statement on to the exact search below).
+        if not _ACTORS.isdisjoint(words) and "\0un" in "\0" + "\0".join(words):
             undoing = tuple(
                 i
                 for i in range(1, len(tokens))
@@ -136,7 +138,7 @@ class Statement:
         values = self.values
         measures = frozenset(key for v in values for key in _measure_keys(v)) if values else _NONE
         object.__setattr__(self, "measures", measures)
-        bare = any(v.kind == "number" and not v.unit and not v.per for v in values)
+        bare = bool(values) and any(v.kind == "number" and not v.unit and not v.per for v in values)
         object.__setattr__(self, "bare_number", bare)
 
 
@@ -2188,6 +2190,7 @@ APPLIES: dict[Reader, Callable[[Part], bool]] = {
     _other_choice: lambda part: "only" in part.analysis.tokens,
     _scope: lambda part: "only" not in part.analysis.tokens,
     _exception: lambda part: "except" not in part.analysis.tokens,
+    _unit_permission: lambda part: bool(rule_units(part)),  # `other_unit` needs the rule's
 }
 
 
@@ -2703,7 +2706,7 @@ def _topic_departure(
     applying = applicable(part)
     for sid, attached in topic_sentences(part, index, skip):
         topic = topics.get(sid) or topics.read(sid)
-        readers = topic.applying(applying)
+        readers = topic.applying(applying) if topic.readers else ()
         if not readers:
             # Only an attached bare permission departs here (`_bare_departure`), and only
             # the first unnamed departure is kept: the two tests spare the call.
@@ -2842,6 +2845,8 @@ def _bare_permission(tokens: Sequence[str]) -> bool:
     acceptance ("that is fine with the team"); "Don't worry about that" may dismiss the
     rule or a worry: never a named kind, and never a certification.
     """
+    if _POINTERS.isdisjoint(tokens) and _POINTED_COPULAS.isdisjoint(tokens):
+        return False  # both readings below need a pointer, or a copula that holds one
     words = [t for t in tokens if t not in _BARE_FILLERS]
     if words and words[0] in _POINTED_COPULAS:  # "it's fine"
         words = ["it", "is", *words[1:]]
@@ -2971,7 +2976,12 @@ def _topics_of(index: ViewIndex) -> _Topics:
 def _may_depart(wording: Wording) -> bool:
     """Tell whether a sentence holds any word a departure needs (a cheap test first)."""
     words = set(wording.tokens)
-    if words & _DEPARTURE_WORDS or any(t.startswith("un") or t.endswith("n't") for t in words):
+    if words & _DEPARTURE_WORDS:
+        return True
+    # A word opening on "un" or ending in "n't", found in one scan of the words each led and
+    # closed by NUL (a NUL inside a word could only make the test pass more, never less).
+    joined = "\0" + "\0".join(words) + "\0"
+    if "\0un" in joined or "n't\0" in joined:
         return True
     # "Build artifacts are purged after 2 days" has a copula; "we already delete them after
     # 3 days" gives the rule's subject a new value with none (`_subject_value`).

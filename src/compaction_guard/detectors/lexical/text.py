@@ -32,6 +32,7 @@ from compaction_guard.detectors.lexical.lexicon import (
     derived,
 )
 from compaction_guard.detectors.lexical.marks import find_modality
+from compaction_guard.detectors.lexical.memo import IdentityMemo
 from compaction_guard.detectors.lexical.modality import Mark, Modality
 from compaction_guard.detectors.lexical.switches import is_on
 from compaction_guard.normalize import detection_form, stem, tokenize
@@ -385,20 +386,15 @@ def canonical(analysis: Analysis) -> tuple[tuple[str, int, int], ...]:
     its meaning (`$1200`, `$1,200` and `1200 USD` read the same). Worked out once per
     analysis: a sentence's analysis is shared by every constraint that reads it.
     """
-    entry = _CANONICAL.get(id(analysis))
-    if entry is not None and entry[0] is analysis:
-        return entry[1]
-    words = tuple(_canonical(analysis))
-    if len(_CANONICAL) >= _CANONICAL_LIMIT:
-        _CANONICAL.clear()
-    _CANONICAL[id(analysis)] = (analysis, words)
-    return words
+    return _CANONICAL.get(analysis, _canonical_words)
 
 
-# By identity (an Analysis holds dicts, so it has no hash); the entry keeps its analysis, so
-# a reused id() never answers for another one.
-_CANONICAL: dict[int, tuple[Analysis, tuple[tuple[str, int, int], ...]]] = {}
-_CANONICAL_LIMIT = 16384
+# An Analysis holds dicts, so it has no hash: its words are kept by identity.
+_CANONICAL: IdentityMemo[Analysis, tuple[tuple[str, int, int], ...]] = IdentityMemo(16384)
+
+
+def _canonical_words(analysis: Analysis) -> tuple[tuple[str, int, int], ...]:
+    return tuple(_canonical(analysis))
 
 
 def _canonical(analysis: Analysis) -> list[tuple[str, int, int]]:

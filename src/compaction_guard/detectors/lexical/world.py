@@ -30,6 +30,7 @@ from compaction_guard.detectors.lexical.lexicon import (
     concept,
 )
 from compaction_guard.detectors.lexical.marks import find_modality
+from compaction_guard.detectors.lexical.memo import IdentityMemo
 from compaction_guard.detectors.lexical.modality import NEGATIVE, Modality
 from compaction_guard.detectors.lexical.slot import (
     BOUND_SLOT_WORDS,
@@ -352,15 +353,10 @@ _IRREGULAR_UN = {"froze": "freez", "frozen": "freez"}
 
 def _has_phrase(tokens: Sequence[str], phrases: tuple[tuple[str, ...], ...]) -> int | None:
     """Return where the earliest of `phrases` starts in `tokens`, or None."""
-    entry = _FIRSTS.get(id(phrases))
-    if entry is None or entry[0] is not phrases:
-        entry = (phrases, *_firsts(phrases))
-        if len(_FIRSTS) >= _FIRSTS_LIMIT:
-            _FIRSTS.clear()
-        _FIRSTS[id(phrases)] = entry
-    if entry[2].isdisjoint(tokens):
+    entry = _FIRSTS.get(phrases, _firsts)
+    if entry[1].isdisjoint(tokens):
         return None  # most statements hold no phrase's key word: one set test says so
-    firsts = entry[1]
+    firsts = entry[0]
     for start, token in enumerate(tokens):
         for phrase in firsts.get(token, ()):
             if tuple(tokens[start : start + len(phrase)]) == phrase:
@@ -369,12 +365,10 @@ def _has_phrase(tokens: Sequence[str], phrases: tuple[tuple[str, ...], ...]) -> 
 
 
 # Phrase tables by identity: hashing a table of tuples on every statement read cost more than
-# the search. The entry keeps its table, so a reused id() never answers for another table.
-_FIRSTS: dict[
-    int,
-    tuple[tuple[tuple[str, ...], ...], dict[str, tuple[tuple[str, ...], ...]], frozenset[str]],
-] = {}
-_FIRSTS_LIMIT = 256
+# the search.
+_FIRSTS: IdentityMemo[
+    tuple[tuple[str, ...], ...], tuple[dict[str, tuple[tuple[str, ...], ...]], frozenset[str]]
+] = IdentityMemo(256)
 
 
 def _firsts(
@@ -442,16 +436,17 @@ class _Facts:
 
 
 # Parts live in the `parts_of` cache, so their facts are worked out once and not once per
-# statement read; the entry keeps its part so a reused id() never answers for another part.
-_FACTS: dict[int, _Facts] = {}
+# statement read.
 _PART_WORDS_LIMIT = 4096
+_FACTS: IdentityMemo[Part, _Facts] = IdentityMemo(_PART_WORDS_LIMIT)
 
 
 def _facts(part: Part) -> _Facts:
     """Return the `_Facts` of `part`."""
-    found = _FACTS.get(id(part))
-    if found is not None and found.part is part:
-        return found
+    return _FACTS.get(part, _part_facts)
+
+
+def _part_facts(part: Part) -> _Facts:
     analysis = part.analysis
     keys = analysis.keys
     heads = frozenset(
@@ -462,11 +457,7 @@ def _facts(part: Part) -> _Facts:
     own = frozenset(stem(t) for t in analysis.tokens)
     measures = frozenset(key for v in analysis.values for key in _measure_keys(v))
     counts = any(v.dimension == "count" and (v.unit or v.per) for v in analysis.values)
-    found = _Facts(part, own, heads, measures, counts)
-    if len(_FACTS) >= _PART_WORDS_LIMIT:
-        _FACTS.clear()
-    _FACTS[id(part)] = found
-    return found
+    return _Facts(part, own, heads, measures, counts)
 
 
 def _measure_keys(value: Value) -> tuple[tuple[str, ...], ...]:
@@ -1063,18 +1054,11 @@ def _reported(tokens: Sequence[str]) -> bool:
 
 def _banned(part: Part) -> frozenset[str]:
     """Return the stems of the words after a negation of the rule ("never push to main")."""
-    entry = _BANNED.get(id(part))
-    if entry is not None and entry[0] is part:
-        return entry[1]
-    found = _banned_words(part)
-    if len(_BANNED) >= _PART_WORDS_LIMIT:
-        _BANNED.clear()
-    _BANNED[id(part)] = (part, found)
-    return found
+    return _BANNED.get(part, _banned_words)
 
 
 # Like `_FACTS`: worked out once per part, not once per statement read.
-_BANNED: dict[int, tuple[Part, frozenset[str]]] = {}
+_BANNED: IdentityMemo[Part, frozenset[str]] = IdentityMemo(_PART_WORDS_LIMIT)
 
 
 def _banned_words(part: Part) -> frozenset[str]:
@@ -2637,18 +2621,10 @@ def _topic_keys(part: Part) -> frozenset[str]:
 
 def _part_keys(part: Part, keys_of: Callable[[Part], frozenset[str]]) -> frozenset[str]:
     """Return `keys_of(part)`, worked out once per part and not once per closed world read."""
-    entry = _PART_KEYS.get((id(part), keys_of))
-    if entry is not None and entry[0] is part:
-        return entry[1]
-    keys = keys_of(part)
-    if len(_PART_KEYS) >= _PART_WORDS_LIMIT:
-        _PART_KEYS.clear()
-    _PART_KEYS[id(part), keys_of] = (part, keys)
-    return keys
+    return _PART_KEYS.get(part, keys_of, keys_of)
 
 
-# Like `_FACTS`: the entry keeps its part, so a reused id() never answers for another.
-_PART_KEYS: dict[tuple[int, object], tuple[Part, frozenset[str]]] = {}
+_PART_KEYS: IdentityMemo[Part, frozenset[str]] = IdentityMemo(_PART_WORDS_LIMIT)
 
 
 _RULE_NOUN_KEYS = lookup_keys(

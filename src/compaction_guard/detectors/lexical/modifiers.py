@@ -37,10 +37,11 @@ def modifiers_moved(ctx: Context, _span: tuple[int, int] | None) -> str | None:
     whole.
     """
     part, win = ctx.part.analysis, ctx.win
-    rule_pairs = _pairs(part, _runs(part))
+    rule_runs = _runs(part)
+    rule_pairs = _pairs(part, rule_runs)
     own: dict[str, set[str]] = {}
     heads: set[str] = set()
-    for run in _runs(part):
+    for run in rule_runs:
         heads.add(_key(part, run[-1]))
         for index in run[:-1]:
             own.setdefault(_key(part, index), set()).add(_key(part, run[-1]))

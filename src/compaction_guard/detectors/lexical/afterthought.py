@@ -18,7 +18,6 @@ from compaction_guard.detectors.lexical.switches import is_on
 from compaction_guard.normalize import stem
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
 
     from compaction_guard.detectors.lexical.align import Alignment, Part
     from compaction_guard.detectors.lexical.text import Analysis
@@ -27,9 +26,12 @@ __all__ = ["POINTED", "SCOPED", "afterthoughts"]
 
 
 
-class _Surrounded(Protocol):
+class _Sentences(Protocol):
+    """The window's own facts (`context.Sentences`)."""
+
     @property
-    def surroundings(self) -> Callable[[], tuple[tuple[Analysis, ...], Analysis | None]]: ...
+    def marked_groups(self) -> dict[int, list[tuple[Analysis, int]]]: ...
+    def surroundings(self) -> tuple[tuple[Analysis, ...], Analysis | None]: ...
 
 
 class _Facts(Protocol):
@@ -44,7 +46,7 @@ class _Facts(Protocol):
     @property
     def win(self) -> Analysis: ...
     @property
-    def window(self) -> _Surrounded: ...
+    def facts(self) -> _Sentences: ...
 
 
 _M = Modality
@@ -61,14 +63,13 @@ def afterthoughts(ctx: _Facts) -> list[tuple[Counter[Modality], str]]:
     words) and carries no content of its own: "; the user said this no longer applies".
     """
     # A clause without force words says nothing here: only clauses with marks are read.
-    win = ctx.win
-    groups: dict[int, list[tuple[Analysis, int]]] = {}
-    marked_clauses = {win.clauses[m.start] for m in win.marks}
-    for index, clause in enumerate(win.clauses):
-        if clause not in ctx.al.region and clause in marked_clauses:
-            groups.setdefault(clause, []).append((win, index))
-    found = [(tokens, "same sentence") for tokens in groups.values()]
-    following, heading = ctx.window.surroundings()
+    region = ctx.al.region
+    found = [
+        (tokens, "same sentence")
+        for clause, tokens in ctx.facts.marked_groups.items()
+        if clause not in region
+    ]
+    following, heading = ctx.facts.surroundings()
     for after in following:
         if permitted_side(ctx.part, after):
             continue  # "Deploys are fine outside that window" after a forbidden window

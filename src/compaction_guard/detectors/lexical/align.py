@@ -11,7 +11,7 @@ import bisect
 import dataclasses
 import functools
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import pairwise
 
 from compaction_guard.anchors import (
@@ -87,6 +87,8 @@ class Part:
     forced: bool = False  # it has force words (see `context.force_offered`)
     exclusive: bool = False  # it admits one choice: "only X", "no API other than X"
     each: frozenset[str] = frozenset()  # what a distributive "each"/"every" governs
+    named: frozenset[int] = frozenset()  # content positions keyed as identifiers (`ID`)
+    weight_at: dict[int, float] = field(default_factory=dict)  # content position -> weight
 
 
 @functools.lru_cache(maxsize=4096)
@@ -157,6 +159,8 @@ def _part(text: str) -> Part:
         forced=any(classes[m] for m in FORCE),
         exclusive=bool(classes[Modality.ONLY]) or (parity == 1 and other_than),
         each=each_nouns(analysis),
+        named=frozenset(i for i in content if analysis.keys[i].startswith(ID)),  # type: ignore[union-attr]
+        weight_at=dict(zip(content, weights, strict=True)),
     )
 
 
@@ -263,7 +267,10 @@ def align(part: Part, window: Analysis, span: tuple[int, int] | None = None) -> 
         positions, width = entry
         # Two words of the part never share one word of the window, except the pieces
         # of a compound: "GPL-licensed" says "licensed" and "GPL" (width 0).
-        free = [p for p in positions if p not in covered or (width == 0 and p in compounds)]
+        if covered.isdisjoint(positions):
+            free = positions  # nothing taken yet: the filter below would keep every one
+        else:
+            free = [p for p in positions if p not in covered or (width == 0 and p in compounds)]
         if not free:
             continue
         position, in_order = _choose(free, window, core, last)
@@ -282,8 +289,7 @@ def align(part: Part, window: Analysis, span: tuple[int, int] | None = None) -> 
     if part.acts and matches:
         equivalents = _equivalent_acts(part, window, matches, covered, span)
         matches.update(equivalents.found)
-        weights = dict(zip(part.content, part.weights, strict=True))
-        matched_weight += sum(weights.get(index, 0.0) for index in equivalents.found)
+        matched_weight += sum(part.weight_at.get(index, 0.0) for index in equivalents.found)
     topic = _topic(part, window, matches, span)
     found_keys = {keys[i] for i in matches}
     # A part that says one thing twice ("calls ... requests") is complete when the
@@ -335,7 +341,10 @@ def _found(
     found: dict[int, tuple[list[int], int]] = {}
     for index, key in part.keyed:
         direct = where.get(key)
-        positions, width = (direct, 1) if direct else _positions(tokens[index], key, window)
+        if direct and span is None:
+            found[index] = (direct, 1)  # the common case: the key itself, anywhere
+            continue
+        positions, width = (direct, 1) if direct else _indirect(tokens[index], key, window)
         if span is not None:
             positions = [p for p in positions if span[0] <= p < span[1]]
         if positions:
@@ -400,11 +409,13 @@ def _may_trace(part: Part, found: dict[int, tuple[list[int], int]], window: Anal
     if not found:
         return False
     keys = part.analysis.keys
-    if any(keys[i].startswith(ID) for i in found):  # type: ignore[union-attr]
+    if not part.named.isdisjoint(found):
         return True
     if len({keys[i] for i in found}) >= min(2, part.key_count):
         return True
-    weight = sum(w for i, w in zip(part.content, part.weights, strict=True) if i in found)
+    # `found` follows the part's order (`_found`), so the sum adds in the same order.
+    weight_at = part.weight_at
+    weight = sum(weight_at[i] for i in found)
     if weight / part.total >= _TRACE_COVERAGE:
         return True
     if all(i in found for i in part.names):
@@ -456,14 +467,12 @@ def _choose(positions: list[int], window: Analysis, core: int, last: int) -> tup
     return best, best > last
 
 
-def _positions(token: str, key: str | None, window: Analysis) -> tuple[list[int], int]:
-    """Return where `key` sits in the window and how many tokens each match spans.
+def _indirect(token: str, key: str | None, window: Analysis) -> tuple[list[int], int]:
+    """Return where `key` sits in the window when not as itself, and how many tokens each spans.
 
-    A width of 0 is a piece of a hyphenated word, which other pieces may share.
+    A width of 0 is a piece of a hyphenated word, which other pieces may share. The
+    caller (`_found`) has looked the key itself up already.
     """
-    positions = window.positions.get(key or "")
-    if positions:
-        return positions, 1
     if key == "~readonly":
         # A read-only rule is carried by what it says about writing or reading.
         found = [i for i, k in enumerate(window.keys) if k in ACCESS_KEYS]

@@ -39,7 +39,6 @@ from compaction_guard.detectors.lexical.restate import (
     added_condition,
     exclusive_echo,
     necessity,
-    negated_exclusives,
     negated_other_bound,
     others_banned,
     pieces,
@@ -62,6 +61,8 @@ __all__ = [
     "TOPIC_COVERAGE",
     "Context",
     "Reading",
+    "Sentences",
+    "Surroundings",
     "Window",
     "build_context",
     "extra_values",
@@ -117,18 +118,74 @@ def _alone() -> tuple[tuple[Analysis, ...], Analysis | None]:
     return (), None
 
 
+Surroundings = tuple[tuple["Analysis", ...], "Analysis | None"]
+
+
+@_unlocked
+class Sentences:
+    """What a window's own sentences hold, the same for every part read against them.
+
+    `detector._read` keeps one per window in the view's memo, so every constraint of a
+    view reads one set of these facts, and they die with the view. `surroundings`
+    returns, on demand, the sentences after the window (up to two) and the heading over
+    it: only a window that speaks about a rule needs to read them.
+    """
+
+    def __init__(self, analysis: Analysis, around: Callable[[], Surroundings] = _alone) -> None:
+        self.analysis = analysis
+        self._around = around
+
+    def surroundings(self) -> Surroundings:
+        """Return the sentences after the window (up to two) and the heading over it."""
+        return self._surrounding
+
+    @functools.cached_property
+    def _surrounding(self) -> Surroundings:
+        return self._around()
+
+    @functools.cached_property
+    def members(self) -> dict[int, list[int]]:
+        """The positions of each clause, in reading order."""
+        found: dict[int, list[int]] = {}
+        for index, clause in enumerate(self.analysis.clauses):
+            found.setdefault(clause, []).append(index)
+        return found
+
+    def region_tokens(self, region: frozenset[int]) -> list[int]:
+        """Return the positions of the region's clauses, in reading order.
+
+        Clauses are numbered in reading order (`text.analyse`, `text.join`), so the
+        clauses' positions taken clause by clause, lowest first, come out sorted.
+        """
+        members = self.members
+        return [i for clause in sorted(region) if clause in members for i in members[clause]]
+
+    @functools.cached_property
+    def marked_groups(self) -> dict[int, list[tuple[Analysis, int]]]:
+        """Each clause that holds a force word, as (analysis, position) pairs, lowest first."""
+        win = self.analysis
+        marked = {win.clauses[m.start] for m in win.marks}
+        return {c: [(win, i) for i in self.members[c]] for c in sorted(marked)}
+
+    @functools.cached_property
+    def names(self) -> tuple[tuple[int, str], ...]:
+        """The positions and tokens of the window's names (`names_in`)."""
+        return names_in(self.analysis.tokens)
+
+    @functools.cached_property
+    def each(self) -> frozenset[str]:
+        """What a distributive "each" or "every" of the window governs (`align.each_nouns`)."""
+        return each_nouns(self.analysis)
+
+
 @dataclass(frozen=True, slots=True)
 class Window:
-    """One or two consecutive sentences of one site.
-
-    `surroundings` returns, on demand, the sentences after them (up to two) and the
-    heading over them: only a window that speaks about the rule needs to read them.
-    """
+    """One or two consecutive sentences of one site, with their facts (`Sentences`)."""
 
     analysis: Analysis
     site: Site
     tool: bool
-    surroundings: Callable[[], tuple[tuple[Analysis, ...], Analysis | None]] = _alone
+    facts: Sentences
     sids: tuple[int, ...] = ()
 
 
@@ -166,6 +223,7 @@ class Context:
     part: Part
     window: Window
     win: Analysis  # the window's analysis, read by every rule
+    facts: Sentences  # what the window's sentences hold whatever the part
     al: Alignment
     w_classes: Counter[Modality]
     w_parity: int
@@ -333,14 +391,17 @@ _PRECEDENCE = frozenset({"before", "first", "prior"})
 def build_context(part: Part, window: Window, al: Alignment) -> Context:
     """Collect the window's force words in the part's region and apply the restatements."""
     win = window.analysis
+    facts = window.facts
     marks = region_marks(win, al)
-    tokens = [i for i, clause in enumerate(win.clauses) if clause in al.region]
-    values = _distributed(part, [v for v in win.values if win.clauses[v.start] in al.region], win)
+    tokens = facts.region_tokens(al.region)
+    values = [v for v in win.values if win.clauses[v.start] in al.region]
+    values = _distributed(part, values, facts.each)
     counted = sum(1 for mark in marks if _negates(mark, win, al))
     ctx = Context(
         part=part,
         window=window,
         win=win,
+        facts=facts,
         al=al,
         w_classes=Counter(mark.modality for mark in marks),
         w_parity=counted % 2,
@@ -382,34 +443,7 @@ def build_context(part: Part, window: Window, al: Alignment) -> Context:
             ctx.w_parity ^= 1
     elif ctx.counted and is_on("exclusive_echo") and exclusive_echo(ctx):
         ctx.w_parity ^= 1  # "only on X and nowhere else": its negation says "only" again
-    _deny_exclusive(ctx, marks)
     return ctx
-
-
-def _deny_exclusive(ctx: Context, marks: Sequence[Mark]) -> None:
-    """Read a negation over the window's exclusive word as "not only": it opens the rule.
-
-    "Backups are never stored only in R": the negation and the "only" are one denial of
-    the exclusive, as the phrase "not only" is, not a polarity flip that a second
-    negation ("... and nowhere else") may cancel. Each such pair leaves the window's
-    "only" and its count of negations and becomes an EXTEND. A rule that itself denies
-    an exclusive ("do not rely solely on unit tests") is read as usual.
-    """
-    if not ctx.part.classes[_M.ONLY] or not ctx.w_classes[_M.ONLY]:
-        return
-    denied = negated_exclusives(ctx.win, marks) if is_on("negated_exclusive") else []
-    if not denied:
-        return
-    part = ctx.part.analysis
-    if negated_exclusives(part, part.marks):
-        return
-    for negation, exclusive in denied:
-        ctx.w_classes[exclusive.modality] -= 1
-        ctx.w_classes[negation.modality] -= 1
-        ctx.w_classes[_M.EXTEND] += 1
-        if _negates(negation, ctx.win, ctx.al):
-            ctx.w_parity ^= 1
-            ctx.counted -= 1
 
 
 def _turned_acts(ctx: Context) -> None:
@@ -442,14 +476,14 @@ def _restrict_permissions(ctx: Context, marks: Sequence[Mark]) -> None:
         ctx.w_classes[_M.CONDITION] += 1
 
 
-def _distributed(part: Part, values: list[Value], win: Analysis) -> list[Value]:
+def _distributed(part: Part, values: list[Value], win_each: frozenset[str]) -> list[Value]:
     """Read "each query ... 50 GB" and "50 GB per query" as one value.
 
-    A distributive "each X" or "every X" on one side states the other side's "per X":
-    the window's value takes the rule's form when the two differ only there.
+    A distributive "each X" or "every X" on one side states the other side's "per X"
+    (`win_each`: what the window's governs): the window's value takes the rule's form
+    when the two differ only there.
     """
     rule_each = part.each
-    win_each = each_nouns(win)
     if not rule_each and not win_each:
         return values
     rule = part.analysis
@@ -533,10 +567,10 @@ def force_kept(ctx: Context) -> int:
     return 0 if ctx.lost else 1
 
 
-def has_sibling(part: Part, al: Alignment, window: Analysis) -> bool:
+def has_sibling(part: Part, al: Alignment, window: Sentences) -> bool:
     """Tell whether the window names a sibling of an unmatched identifier of the part."""
     names = [part.analysis.tokens[i] for i in part.names if i not in al.matches]
-    found = names_in(window.tokens) if names else ()
+    found = window.names if names else ()
     return any(are_siblings(name, other) for name in names for _, other in found)
 
 

@@ -588,7 +588,7 @@ def _enforcing(ctx: Context, where: str) -> bool:
     if where == "same sentence":
         return _enforces([ctx.win], frozenset(ctx.al.region))
     if where == "next sentence":
-        return _enforces(ctx.window.surroundings()[0], frozenset())
+        return _enforces(ctx.facts.surroundings()[0], frozenset())
     return False
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from compaction_guard.detectors.base import Abstain, Detector, LayerVerdict
 from compaction_guard.detectors.lexical.align import Part, parts_of
+from compaction_guard.detectors.lexical.context import Sentences
 from compaction_guard.detectors.lexical.damage import UNSURE
 from compaction_guard.detectors.lexical.index import ViewIndex
 from compaction_guard.detectors.lexical.rules import STRONG_COVERAGE, Reading, Window, evaluate
@@ -22,6 +23,7 @@ from compaction_guard.detectors.lexical.world import Departure, closed_world
 from compaction_guard.taxonomy import CERTIFYING_KINDS, Kind, Site, severity_rank
 
 if TYPE_CHECKING:
+    from compaction_guard.detectors.lexical.context import Surroundings
     from compaction_guard.detectors.lexical.text import Analysis
     from compaction_guard.invariant import Invariant
     from compaction_guard.view import SummaryView
@@ -185,37 +187,39 @@ def _read(part: Part, index: ViewIndex, sids: tuple[int, ...]) -> Reading | None
     memo_key = (part.text, part.family, sids)
     if memo_key in index.memo:
         return index.memo[memo_key]  # type: ignore[return-value]
-    sentences = [index.sentences[sid] for sid in sids]
-    kept: list[tuple[tuple[Analysis, ...], Analysis | None]] = []
+    window = index.memo.get(("window", sids))
+    if not isinstance(window, Window):
+        window = index.memo["window", sids] = _window(index, sids)
+    reading = evaluate(part, window)
+    index.memo[memo_key] = reading
+    return reading
 
-    def surroundings() -> tuple[tuple[Analysis, ...], Analysis | None]:
-        if not kept:
-            after: list[Analysis] = []
-            nxt = index.next_id(sids[-1])
-            while nxt is not None and len(after) < _AFTER:
-                after.append(index.sentences[nxt].analysed())
-                nxt = index.next_id(nxt)
-            heading = index.heading_of(sids[0])
-            kept.append(
-                (tuple(after), None if heading is None else index.sentences[heading].analysed())
-            )
-        return kept[0]
+
+def _window(index: ViewIndex, sids: tuple[int, ...]) -> Window:
+    """Build the window of `sids`, once per view: every part reads the same one."""
+    sentences = [index.sentences[sid] for sid in sids]
+
+    def surroundings() -> Surroundings:
+        after: list[Analysis] = []
+        nxt = index.next_id(sids[-1])
+        while nxt is not None and len(after) < _AFTER:
+            after.append(index.sentences[nxt].analysed())
+            nxt = index.next_id(nxt)
+        heading = index.heading_of(sids[0])
+        return tuple(after), None if heading is None else index.sentences[heading].analysed()
 
     analysis = (
         sentences[0].analysed()
         if len(sentences) == 1
         else join(tuple(s.analysed() for s in sentences))
     )
-    window = Window(
+    return Window(
         analysis=analysis,
         site=sentences[0].site,
         tool=any(s.tool for s in sentences),
-        surroundings=surroundings,
+        facts=Sentences(analysis, surroundings),
         sids=sids,
     )
-    reading = evaluate(part, window)
-    index.memo[memo_key] = reading
-    return reading
 
 
 def _conclude(  # noqa: PLR0911 (one return per verdict of the precedence table)

@@ -23,7 +23,6 @@ from compaction_guard.detectors.lexical.context import (
     Context,
     Reading,
     is_name,
-    names_in,
 )
 from compaction_guard.detectors.lexical.lexicon import RELATIONS, STOPWORDS
 from compaction_guard.detectors.lexical.switches import is_on
@@ -172,7 +171,7 @@ def changed_identifier(ctx: Context) -> Reading | None:
 
 def _sibling(ctx: Context, token: str) -> str | None:
     region = set(ctx.region_tokens)
-    for position, found in names_in(ctx.win.tokens):
+    for position, found in ctx.facts.names:
         if position in region and found != token and are_siblings(token, found):
             return found
     return None

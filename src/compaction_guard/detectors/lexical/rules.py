@@ -68,6 +68,7 @@ if TYPE_CHECKING:
 
     from compaction_guard.anchors import Value
     from compaction_guard.detectors.lexical.align import Alignment, Part
+    from compaction_guard.detectors.lexical.context import Sentences
     from compaction_guard.detectors.lexical.text import Analysis
 
 __all__ = ["STRONG_COVERAGE", "Reading", "Window", "evaluate"]
@@ -92,7 +93,7 @@ _BLOCKERS = (
 def evaluate(part: Part, window: Window) -> Reading | None:
     """Return what `window` says about `part`, or None when it carries no trace of it."""
     al = align(part, window.analysis)
-    if not _is_trace(part, al, window.analysis):
+    if not _is_trace(part, al, window.facts):
         return None
     ctx = build_context(part, window, al)
     if al.coverage < TOPIC_COVERAGE and not ctx.topical:
@@ -113,7 +114,7 @@ def evaluate(part: Part, window: Window) -> Reading | None:
     return (_narrowed(ctx) if is_on("narrowed") else None) or _absence(ctx)
 
 
-def _is_trace(part: Part, al: Alignment, window: Analysis) -> bool:
+def _is_trace(part: Part, al: Alignment, window: Sentences) -> bool:
     if not al.matches:
         return False
     if al.matched_keys >= min(2, part.key_count) or al.coverage >= TOPIC_COVERAGE:
@@ -1337,7 +1338,7 @@ def _continued(ctx: Context) -> bool:
     "The job stops after three failures in a row. It also stops at the two-hour mark.":
     the rule goes on in the next sentence; nothing vanished.
     """
-    following, _ = ctx.window.surroundings()
+    following, _ = ctx.facts.surroundings()
     return all(
         any(values_equal(wanted, found) for after in following for found in after.values)
         for wanted in missing_values(ctx)

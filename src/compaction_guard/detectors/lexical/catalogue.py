@@ -432,6 +432,13 @@ RULES: tuple[Rule, ...] = (
         "Equivalence: a closing 'and nowhere else', 'and nobody else' after the window's own 'only' bans every other choice again and turns nothing ('only on the perf cluster and nowhere else'); words after it ('on weekdays') are read as usual.",
         "paraphrased/exclusive_echo_nowhere_else",
     ),
+    _r(
+        "negated_exclusive",
+        set(),
+        context._deny_exclusive,
+        "A negation over the window's exclusive word ('never stored only in R', 'not kept exclusively', 'not limited to R', 'never run on X alone', force words between allowed) denies the exclusive as 'not only' does: the pair is read as an opener, so a second negation ('and nowhere else', ', nor anywhere else') cannot cancel it; a rule that itself denies one ('do not rely solely on ...') is read as usual.",
+        "contradicted/negated_exclusive_never_only_and_nowhere_else",
+    ),
     # Damage read in a window that speaks about the rule.
     _r(
         "lifted",

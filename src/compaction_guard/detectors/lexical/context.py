@@ -39,6 +39,7 @@ from compaction_guard.detectors.lexical.restate import (
     added_condition,
     exclusive_echo,
     necessity,
+    negated_exclusives,
     negated_other_bound,
     others_banned,
     pieces,
@@ -443,7 +444,34 @@ def build_context(part: Part, window: Window, al: Alignment) -> Context:
             ctx.w_parity ^= 1
     elif ctx.counted and is_on("exclusive_echo") and exclusive_echo(ctx):
         ctx.w_parity ^= 1  # "only on X and nowhere else": its negation says "only" again
+    _deny_exclusive(ctx, marks)
     return ctx
+
+
+def _deny_exclusive(ctx: Context, marks: Sequence[Mark]) -> None:
+    """Read a negation over the window's exclusive word as "not only": it opens the rule.
+
+    "Backups are never stored only in R": the negation and the "only" are one denial of
+    the exclusive, as the phrase "not only" is, not a polarity flip that a second
+    negation ("... and nowhere else") may cancel. Each such pair leaves the window's
+    "only" and its count of negations and becomes an EXTEND. A rule that itself denies
+    an exclusive ("do not rely solely on unit tests") is read as usual.
+    """
+    if not ctx.part.classes[_M.ONLY] or not ctx.w_classes[_M.ONLY]:
+        return
+    denied = negated_exclusives(ctx.win, marks) if is_on("negated_exclusive") else []
+    if not denied:
+        return
+    part = ctx.part.analysis
+    if negated_exclusives(part, part.marks):
+        return
+    for negation, exclusive in denied:
+        ctx.w_classes[exclusive.modality] -= 1
+        ctx.w_classes[negation.modality] -= 1
+        ctx.w_classes[_M.EXTEND] += 1
+        if _negates(negation, ctx.win, ctx.al):
+            ctx.w_parity ^= 1
+            ctx.counted -= 1
 
 
 def _turned_acts(ctx: Context) -> None:

@@ -10,7 +10,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 from compaction_guard.anchors import is_soft_identifier
-from compaction_guard.detectors.lexical.lexicon import ANAPHORS, CONDITIONALS, GENERIC, ONLY_WORDS
+from compaction_guard.detectors.lexical.lexicon import (
+    ANAPHORS,
+    CONDITIONALS,
+    GENERIC,
+    ONLY_WORDS,
+    SUBORDINATORS,
+)
 from compaction_guard.detectors.lexical.modality import NEGATIVE, STRONG, Modality
 from compaction_guard.normalize import stem
 
@@ -19,6 +25,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from compaction_guard.detectors.lexical.align import Alignment, Part
+    from compaction_guard.detectors.lexical.modality import Mark
     from compaction_guard.detectors.lexical.text import Analysis
 
 __all__ = [
@@ -27,6 +34,7 @@ __all__ = [
     "added_condition",
     "exclusive_echo",
     "necessity",
+    "negated_exclusives",
     "negated_other_bound",
     "others_banned",
     "pieces",
@@ -138,6 +146,44 @@ def exclusive_echo(ctx: _Facts) -> bool:
     end = mark.end + 1 + tail.index(next(t for t in tail if t in _ELSE))
     rest = {win.keys[i] for i in range(end, len(tokens)) if win.clauses[i] == win.clauses[at]}
     return not (rest - {None} - part.family)
+
+
+# Exclusive words a negation in front of them denies ("not only" is one EXTEND phrase).
+_EXCLUSIVE = frozenset(
+    {"only", "exclusively", "solely", "alone", "limited", "restricted", "confined"},
+)
+# Words that open another clause inside a sentence: a negation before them is its own.
+_SCOPE_BREAKS = SUBORDINATORS | {"that", "which", "who", "whom", "whose", "because", "since"}
+_LEADING_FORCE = frozenset({_M.OBLIGE, _M.ALLOW, _M.HEDGE, _M.UNIVERSAL})
+
+
+def negated_exclusives(analysis: Analysis, marks: Sequence[Mark]) -> list[tuple[Mark, Mark]]:
+    """Find a negation whose scope holds an exclusive word: "never stored only in R".
+
+    "Backups are never stored only in eu-west-1", "not kept exclusively there", "are
+    not limited to R", "never run on the perf cluster alone" deny the exclusive, as "not
+    only" does. Counted as a polarity flip, that negation is cancelled by any second one
+    ("... and nowhere else", which says "only" again), and the window reads as the rule
+    kept. Return each (negation, exclusive) pair: the nearest negation before the
+    exclusive word in its clause, with only force words ("never need to be kept only
+    in R") and no clause opener ("that", "if") between them.
+    """
+    found: list[tuple[Mark, Mark]] = []
+    tokens, clauses = analysis.tokens, analysis.clauses
+    for at, mark in enumerate(marks):
+        if mark.modality is not _M.ONLY or tokens[mark.start] not in _EXCLUSIVE:
+            continue
+        for before in reversed(marks[:at]):
+            if clauses[before.start] != clauses[mark.start]:
+                break
+            if before.modality in NEGATIVE:
+                between = tokens[before.end : mark.start]
+                if _SCOPE_BREAKS.isdisjoint(between):
+                    found.append((before, mark))
+                break
+            if before.modality not in _LEADING_FORCE:
+                break
+    return found
 
 
 def _other_place(tokens: Sequence[str], end: int) -> bool:

@@ -617,6 +617,20 @@ RULES: tuple[Rule, ...] = (
         "unverifiable/anaphor_reach_permission_past_an_unrelated_sentence",
     ),
     _r(
+        "elliptical_remark",
+        set(),
+        world.elliptical,
+        "A fragment of a few words right after the copy with no subject of its own, opening with a negation, 'or', 'until', a bare copula or a lifting word ('Scrapped.', 'Not for this run.', 'Or not.', a bare 'No.'), speaks about the copy: the readers take the rule as its subject, and what none of them names is unverifiable; a remark that says the force again ('No exceptions.', 'Not optional.', 'Not a cent more.') or a sentence with its own subject is read as usual.",
+        "contradicted/elliptical_remark_scrapped",
+    ),
+    _r(
+        "asked_copy",
+        set(),
+        world._asked,
+        "A copy said as a question ('Daily spend stays under $500?') states nothing and does not certify; a question before the copy ('Budget? ...') is a label.",
+        "unverifiable/asked_copy_declarative_question",
+    ),
+    _r(
         "later_omission",
         set(),
         world._omission,

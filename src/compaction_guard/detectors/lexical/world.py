@@ -2680,18 +2680,24 @@ def _topic_departure(
     """
     topics = _topics_of(index)
     applying = applicable(part)
+    after_copy = {index.next_id(sid) for sid in skip}
     for sid, attached in topic_sentences(part, index, skip):
         topic = topics.get(sid) or topics.read(sid)
         readers = topic.applying(applying) if topic.readers else ()
+        # "Daily spend stays under $500. Scrapped.": a remark with no subject of its own
+        # right after the copy speaks about the copy.
+        remark = sid in after_copy and elliptical(topic.wording.tokens)
         if not readers:
             # Only an attached bare permission departs here (`_bare_departure`), and only
             # the first unnamed departure is kept: the two tests spare the call.
             if unnamed is None and attached and topic.bare_permission:
                 unnamed = _bare_departure(topic, attached=attached)
+            if unnamed is None and remark:
+                unnamed = _remark_departure(topic)
             continue
         # A cell of the copy's table row, or a bracketed remark right after it on its line,
         # speaks about the copy without naming it: "| lifted |", "(retired last sprint)".
-        implicit = (
+        implicit = remark or (
             attached
             and index.sentences[sid].text.startswith(("|", "("))
             and any(index.same_line(sid, s) for s in skip)
@@ -2701,7 +2707,77 @@ def _topic_departure(
         if found is not None and found.kind is not None:
             return found
         unnamed = unnamed or found or _bare_departure(topic, attached=attached)
+        if unnamed is None and remark:
+            unnamed = _remark_departure(topic)
     return unnamed or _remote_departure(part, index, skip)
+
+
+# Words a remark with no subject of its own opens with: "Not anymore.", "Or not.", "Until
+# Monday, anyway.", "Was true last week.", "Gone now." ("no" only bare: "No deploys on
+# Fridays" has its own subject).
+_ELLIPTICAL_OPENERS = _words("not nor or except until unless since was were")
+_ELLIPTICAL_WORDS = 6
+# Marks that say the rule's force again ("No exceptions.", "Not optional.", "Not a cent
+# more."): such a remark stresses the copy, it departs from nothing.
+_EMPHATIC = frozenset(
+    {Modality.UNIVERSAL, Modality.OBLIGE, Modality.FORBID, Modality.MAX, Modality.MIN},
+)
+_MORE_OR_LESS = _words("more less fewer over above beyond below under higher lower")
+
+
+def elliptical(tokens: Sequence[str]) -> bool:
+    """Tell whether a short sentence is a remark on the one before, with no subject of its own.
+
+    "Daily spend stays under $500. Scrapped.", "... Not for this run.", "... Or not.": a
+    fragment of a few words opening with a negation, a joining word, a bare copula or a
+    lifting word speaks about the sentence before it, as a bracketed remark does, so the
+    readers take the rule as its subject. A sentence with its own subject ("Lunch was
+    ordered.", "No deploys on Fridays.") and a remark that says the rule's force again
+    ("No exceptions.", "Not optional.", "Not a cent more.") are read as usual.
+    """
+    if not tokens or len(tokens) > _ELLIPTICAL_WORDS or not is_on("elliptical_remark"):
+        return False
+    first = tokens[0]
+    bare_no = first == "no" and (len(tokens) == 1 or tokens[1] in _ELLIPTICAL_OPENERS)
+    if not (first in _ELLIPTICAL_OPENERS or bare_no or _bare_lift(tokens)):
+        return False
+    if tokens == ("no",):
+        return True  # a bare "No." denies the sentence before it
+    # "Not a cent more." bounds again; "not any more" is "no longer".
+    bounded = {i for i, t in enumerate(tokens) if t in _MORE_OR_LESS}
+    if any(not (tokens[i] == "more" and i and tokens[i - 1] == "any") for i in bounded):
+        return False
+    return not any(m.modality in _EMPHATIC for m in find_modality(tokens))
+
+
+_PARTICIPLES = _words("gone withdrawn void obsolete overridden forgotten")
+_WHEN_WORDS = _words(
+    "last week month year sprint quarter ago monday tuesday wednesday thursday friday "
+    "saturday sunday morning afternoon evening night",
+)
+
+
+def _bare_lift(tokens: Sequence[str]) -> bool:
+    """Tell whether a lifting participle stands alone ("Scrapped.", "Dropped last week.").
+
+    An imperative ("Drop old tables only after review", "Remove the header") or a verb
+    with its own object ("Dropped the old tables") acts on something else.
+    """
+    first = tokens[0]
+    if first not in _LIFT or not (first.endswith("ed") or first in _PARTICIPLES):
+        return False
+    return all(token_key(t) is None or t in _WHEN_WORDS for t in tokens[1:])
+
+
+def _remark_departure(topic: _Topic) -> Departure:
+    """Return the unnamed departure of a remark on the copy that no reader names.
+
+    "Not really.", "Or not.", "Not for this run.", "Until Monday, anyway.": it takes the
+    copy back, suspends or dates it, in a wording the tier cannot name; the copy does not
+    certify.
+    """
+    why = "a remark right after the copy with no subject of its own may take it back"
+    return Departure(None, "elliptical_remark", why, topic.wording.text)
 
 
 def _bare_departure(topic: _Topic, *, attached: bool) -> Departure | None:
@@ -2866,7 +2942,18 @@ def _copy_frames(
             None if heading is None else index.sentences[heading].analysed(),
             analysis.tokens[:start],
         )
+    if found is None and is_on("asked_copy") and _asked(index, cert.sids):
+        found = Departure(None, "asked_copy", "the copy is asked, not stated", analysis.text)
     return residue, found if found is not None and is_on(found.rule) else None
+
+
+def _asked(index: ViewIndex, sids: Sequence[int]) -> bool:
+    """Tell whether the copy's sentence is a question ("Daily spend stays under $500?").
+
+    A question states nothing, whatever its words ("? No." after it denies it); the
+    tier cannot read the answer, so the copy does not certify.
+    """
+    return index.sentences[sids[-1]].text.rstrip(" )\"'").endswith("?")
 
 
 @dataclass(slots=True)

@@ -75,7 +75,7 @@ class Sentence:
     def analysed(self) -> Analysis:
         """Return (and keep) the full analysis of this sentence."""
         if self.analysis is None:
-            self.analysis = analyse(self.text)
+            self.analysis = analyse(self.text, self.worded())
         return self.analysis
 
     def worded(self) -> Wording:

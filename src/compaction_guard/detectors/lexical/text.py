@@ -10,6 +10,7 @@ import dataclasses
 import functools
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from compaction_guard.anchors import (
     RATE_PERIODS,
@@ -32,10 +33,12 @@ from compaction_guard.detectors.lexical.lexicon import (
     derived,
 )
 from compaction_guard.detectors.lexical.marks import find_modality
-from compaction_guard.detectors.lexical.memo import IdentityMemo
 from compaction_guard.detectors.lexical.modality import Mark, Modality
 from compaction_guard.detectors.lexical.switches import is_on
 from compaction_guard.normalize import detection_form, stem, tokenize
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = [
     "BOUND",
@@ -97,6 +100,10 @@ class Analysis:
     frames: tuple[Frame, ...] = ()
     framing: frozenset[int] = frozenset()
     compounds: dict[str, list[int]] = dataclasses.field(default_factory=dict)
+    # `canonical(self)`, filled on first use: it lives exactly as long as the analysis.
+    words: list[tuple[str, int, int]] = dataclasses.field(
+        default_factory=list, init=False, compare=False, repr=False
+    )
 
 
 @functools.lru_cache(maxsize=131072)
@@ -139,13 +146,16 @@ class Wording:
     rates: tuple[int, ...]
 
 
+# Neither reading is cached here by text. A summary sentence is read once per view and
+# kept on its `index.Sentence`, which dies with the view; a constraint part is read once
+# and kept by `align.parts_of`. A table keyed by sentence text would only pay off when a
+# later view repeats a sentence (a kept tail compacted again), would make every benchmark
+# of fresh text look faster than a first read is, and would hold memory no view owns.
+
+
 def read_words(text: str) -> Wording:
     """Read one whitespace-folded, detection-form text as far as its tokens and values."""
-    return _read_words(text, label_rate=is_on("label_rate"))
-
-
-@functools.lru_cache(maxsize=16384)
-def _read_words(text: str, *, label_rate: bool) -> Wording:
+    label_rate = is_on("label_rate")
     tokens: list[str] = []
     clauses: list[int] = []
     for number, piece in enumerate(_CLAUSE_BREAK.split(text)):
@@ -159,18 +169,17 @@ def _read_words(text: str, *, label_rate: bool) -> Wording:
     return Wording(text, tuple(tokens), tuple(clauses), values, tuple(rates))
 
 
-def analyse(text: str) -> Analysis:
-    """Analyse one whitespace-folded, detection-form text."""
-    return _analyse(text, named_back=is_on("bound_named_back"), label_rate=is_on("label_rate"))
+def analyse(text: str, wording: Wording | None = None) -> Analysis:
+    """Analyse one whitespace-folded, detection-form text.
 
-
-@functools.lru_cache(maxsize=16384)
-def _analyse(text: str, *, named_back: bool, label_rate: bool) -> Analysis:
-    """Analyse a text; the reading a switch changes is part of the cache key."""
-    wording = _read_words(text, label_rate=label_rate)
+    `wording`, when the caller has it, is `read_words(text)` already read: the analysis
+    starts from it instead of reading the words again.
+    """
+    if wording is None:
+        wording = read_words(text)
     tokens, clauses = list(wording.tokens), list(wording.clauses)
     values, rates = wording.values, wording.rates
-    raw_marks = find_modality(tokens, named_back=named_back)
+    raw_marks = find_modality(tokens, named_back=is_on("bound_named_back"))
     frames = find_frames(text, tokens, raw_marks, clauses)
     marks = reframe(raw_marks, frames)
     keys: list[str | None] = [token_key(token) for token in tokens]
@@ -379,22 +388,17 @@ _CONTRACTIONS = {
 }
 
 
-def canonical(analysis: Analysis) -> tuple[tuple[str, int, int], ...]:
+def canonical(analysis: Analysis) -> Sequence[tuple[str, int, int]]:
     """Return the words of `analysis` for a near-verbatim comparison with their token span.
 
     Contractions are expanded (`don't` is `do not`) and every value is one word naming
     its meaning (`$1200`, `$1,200` and `1200 USD` read the same). Worked out once per
-    analysis: a sentence's analysis is shared by every constraint that reads it.
+    analysis and kept on it (`Analysis.words`): a sentence's analysis is shared by every
+    constraint that reads it in its view, and a part's by every view.
     """
-    return _CANONICAL.get(analysis, _canonical_words)
-
-
-# An Analysis holds dicts, so it has no hash: its words are kept by identity.
-_CANONICAL: IdentityMemo[Analysis, tuple[tuple[str, int, int], ...]] = IdentityMemo(16384)
-
-
-def _canonical_words(analysis: Analysis) -> tuple[tuple[str, int, int], ...]:
-    return tuple(_canonical(analysis))
+    if not analysis.words and analysis.tokens:
+        analysis.words.extend(_canonical(analysis))
+    return analysis.words
 
 
 def _canonical(analysis: Analysis) -> list[tuple[str, int, int]]:

@@ -669,7 +669,7 @@ RULES: tuple[Rule, ...] = (
         "floor_passed",
         set(),
         slot.floor_passed,
-        "A permission to end what the rule keeps for a least time once that time has passed ('Build artifacts can be deleted after 30 days' for 'Keep build artifacts for at least 30 days', or a later time), with no negation and nothing after the value but the rule's words, is the side the rule leaves open: no negation reversed; 'after 20 days' or '... on staging' is read as usual.",
+        "A permission to end what the rule keeps for a least time once that time has passed ('Build artifacts can be deleted after 30 days' for 'Keep build artifacts for at least 30 days', or a later time), with no negation and nothing after the value but the rule's words, is the side the rule leaves open: no negation reversed; an age floor ('before they are 14 days old') is met by 'after 14 days' or 'once they are 14 days old', and polarity's 'read-only became writable' asks it too; 'after 20 days' or '... on staging' is read as usual.",
         "unverifiable/floor_passed_delete_after_the_floor",
     ),
     _r(

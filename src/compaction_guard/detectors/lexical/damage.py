@@ -356,6 +356,8 @@ def _bound_reversed(ctx: Context) -> str | None:
 
 def _made_writable(ctx: Context) -> str | None:
     if _read_only(ctx.part) and not read_only_kept(ctx) and _w_writable(ctx):
+        if condition_met(ctx.part, ctx.win.tokens):
+            return None  # "can be deleted after 14 days" past a floor: the side left open
         return "read-only became writable"
     return None
 

@@ -189,14 +189,16 @@ def floor_passed(part: Part, tokens: Sequence[str]) -> bool:
     keys = rule.keys
     objects = {stem(rule.tokens[i]) for i in part.content if not (keys[i] or "~").startswith("~")}
     objects.discard(acts[0])
+    if rule.tokens[floor.end : floor.end + 1] == ("old",):
+        objects.discard("old")  # "before they are 7 days old": the age, not an object
     found = extract_values(tuple(tokens)) if not said.isdisjoint(ending) else ()
     for value in found if objects <= said else ():
-        lead = tokens[value.start - 1] if value.start else ""
-        if lead == "than" and value.start > 1 and tokens[value.start - 2] in _OLDER:
-            lead = "after"  # "older than 400 days"
-        if lead not in _PASSED or not comparable(value, floor) or value.amount < floor.amount:
+        if not _passed(tokens, value) or not comparable(value, floor):
             continue
-        rest = {stem(t) for t in tokens[value.end :] if t.isalnum()} - ending - _PERMITTING
+        if value.amount < floor.amount:
+            continue
+        end = value.end + _aged(tokens, value)  # "once they are 30 days old": "old" is the age
+        rest = {stem(t) for t in tokens[end:] if t.isalnum()} - ending - _PERMITTING
         return not (rest - {stem(t) for t in rule.tokens} - _CLOSING - _BEING)
     return False
 
@@ -206,6 +208,30 @@ _FLOOR_BANS = _words("before within until")
 _PASSED = _words("after past beyond")
 _OLDER = _words("older")
 _BEING = _words("be is are get")
+
+
+def _passed(tokens: Sequence[str], value: Value) -> bool:
+    """Tell whether a time is said as passed: "after 30 days", "older than 400 days"."""
+    lead = tokens[value.start - 1] if value.start else ""
+    if lead == "than" and value.start > 1 and tokens[value.start - 2] in _OLDER:
+        return True
+    return lead in _PASSED or _aged(tokens, value)
+
+
+_REACHED = _words("once when after")
+_AGED_SUBJECTS = _words("they it these those each")
+
+
+def _aged(tokens: Sequence[str], value: Value) -> bool:
+    """Tell whether an age is reached: "once they are 14 days old", "when it is 7 days old".
+
+    The age follows a reaching word, its subject and a copula, and "old" closes it;
+    "while they are 14 days old" or "if ..." is no time passed.
+    """
+    if tuple(tokens[value.end : value.end + 1]) != ("old",) or value.start < 3:  # noqa: PLR2004
+        return False
+    reached, subject, copula = tokens[value.start - 3 : value.start]
+    return reached in _REACHED and subject in _AGED_SUBJECTS and copula in _BEING
 
 
 def _content_after(tokens: Sequence[str], at: int) -> int | None:

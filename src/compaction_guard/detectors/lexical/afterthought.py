@@ -13,7 +13,7 @@ from compaction_guard.detectors.lexical.acts import act_on_object
 from compaction_guard.detectors.lexical.frame import WISH
 from compaction_guard.detectors.lexical.lexicon import ANAPHORS, GENERIC, ONLY_WORDS, RULE_NOUNS
 from compaction_guard.detectors.lexical.modality import Modality
-from compaction_guard.detectors.lexical.slot import permitted_side
+from compaction_guard.detectors.lexical.slot import lifted_to_value, permitted_side
 from compaction_guard.detectors.lexical.switches import is_on
 from compaction_guard.normalize import stem
 
@@ -138,7 +138,13 @@ def _referring_marks(ctx: _Facts, clause: list[tuple[Analysis, int]]) -> Counter
 
 
 def _acts(part: Part, analysis: Analysis, index: int) -> bool:
-    """Tell whether a lifting verb is the rule's act on its object, not a lift (`act_on_object`)."""
+    """Tell whether a lifting verb acts, not lifts: the rule's act on its object, or a change.
+
+    "Customer uploads can be removed after 3 days" deletes (`act_on_object`); "the user
+    dropped that to 3 days" sets a new value (`slot.lifted_to_value`).
+    """
+    if lifted_to_value(analysis.tokens, analysis.values, index):
+        return True
     return is_on("act_not_lift") and act_on_object(part.analysis, part.family, analysis, index)
 
 

@@ -701,6 +701,20 @@ RULES: tuple[Rule, ...] = (
         "mutated/issue_9_copy_then_parenthetical_raise",
     ),
     _r(
+        "lift_to_value",
+        set(),
+        slot.lifted_to_value,
+        "A lifting verb with 'to' and a value a few words after it ('the user dropped that to 3 days', 'relaxed the cap to $900') changes the value, it lifts nothing: lifted and later_lift do not read it, and later_change does when it has an object or is passive ('coverage dropped to 84.2%' reports a level).",
+        "mutated/lift_to_value_anaphor_dropped_to_a_new_value",
+    ),
+    _r(
+        "aspect_changed",
+        set(),
+        world._aspect_changed,
+        "Next to the copy, a change verb on a noun that names what the rule sets ('retention', 'period', 'rate', 'window') with a new value of its dimension after 'to' ('The user lowered the retention to 3 days') keeps the copy from certifying; the noun may name another thing's, so it is unverifiable. 'Retention is now 3 days' is later_value's, unverifiable too.",
+        "unverifiable/aspect_changed_lowered_the_retention",
+    ),
+    _r(
         "later_value",
         {_M},
         world._value,

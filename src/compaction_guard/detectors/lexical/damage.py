@@ -24,7 +24,11 @@ from compaction_guard.detectors.lexical.context import (
 from compaction_guard.detectors.lexical.lexicon import LIGHT, STOPWORDS, WRITE_VERBS
 from compaction_guard.detectors.lexical.modality import NEGATIVE, STRONG, Modality
 from compaction_guard.detectors.lexical.mutation import anchor_diff, restates
-from compaction_guard.detectors.lexical.slot import condition_met, reading_left_open
+from compaction_guard.detectors.lexical.slot import (
+    condition_met,
+    lifted_to_value,
+    reading_left_open,
+)
 from compaction_guard.detectors.lexical.switches import is_on
 from compaction_guard.detectors.lexical.world import conditioned
 from compaction_guard.normalize import stem
@@ -95,15 +99,19 @@ def _acting_lifts(ctx: Context) -> int:
     "Customer uploads can only be removed after 3 days": "removed" deletes the uploads,
     it lifts no rule; what the window says of the rule is read by the other rules.
     """
-    if not ctx.w_classes[_M.LIFT_VERB] or not is_on("act_not_lift"):
+    if not ctx.w_classes[_M.LIFT_VERB]:
         return 0
     win, region = ctx.win, ctx.al.region
+    acting = is_on("act_not_lift")
     return sum(
         1
         for mark in win.marks
         if mark.modality is _M.LIFT_VERB
         and win.clauses[mark.start] in region
-        and act_on_object(ctx.part.analysis, ctx.part.family, win, mark.start)
+        and (
+            (acting and act_on_object(ctx.part.analysis, ctx.part.family, win, mark.start))
+            or lifted_to_value(win.tokens, win.values, mark.start)
+        )
     )
 
 

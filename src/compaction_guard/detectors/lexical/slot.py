@@ -46,6 +46,7 @@ __all__ = [
     "condition_met",
     "floor_passed",
     "forbids_past",
+    "lifted_to_value",
     "light_slots",
     "own_value",
     "permitted_side",
@@ -208,6 +209,24 @@ _FLOOR_BANS = _words("before within until")
 _PASSED = _words("after past beyond")
 _OLDER = _words("older")
 _BEING = _words("be is are get")
+
+
+_TO_REACH = 5  # "dropped the session log retention to 3 days": up to four object words
+
+
+def lifted_to_value(tokens: Sequence[str], values: Sequence[Value], index: int) -> bool:
+    """Tell whether a lifting verb sets a new value: "dropped that to 3 days".
+
+    "The user dropped that to 3 days", "relaxed the cap to $900": a lifting verb followed,
+    within a few words, by "to" and a value changes the rule's value; it lifts nothing,
+    so the change readers read it (`lexical.lift_to_value`).
+    """
+    if not is_on("lift_to_value"):
+        return False
+    return any(
+        index + 1 < value.start <= index + _TO_REACH + 1 and tokens[value.start - 1] == "to"
+        for value in values
+    )
 
 
 def _passed(tokens: Sequence[str], value: Value) -> bool:

@@ -44,6 +44,7 @@ from compaction_guard.detectors.lexical.slot import (
     bound_lead,
     condition_met,
     forbids_past,
+    lifted_to_value,
     light_slots,
     own_value,
     permitted_side,
@@ -604,6 +605,10 @@ def _names_this_rule(previous: str, words: frozenset[str], *, own: bool, part: P
 
 
 _ASPECTS = frozenset(stem(w) for w in ("size", "rate", "length", "frequency"))
+# Nouns that name what a rule sets, next to a copy: "the retention is now 3 days".
+_VALUE_ASPECTS = _ASPECTS | frozenset(
+    stem(w) for w in ("retention", "period", "duration", "lifetime", "ttl", "window")
+)
 _BOUND_SLOTS = frozenset(stem(w) for w in BOUND_SLOT_WORDS)
 
 
@@ -758,6 +763,8 @@ def _lift(r: _Read) -> Departure | None:
     for position, token in lifts:
         if token not in _LIFT or stem(token) in r.own or _negated_at(tokens, position):
             continue
+        if lifted_to_value(tokens, r.st.values, position):
+            continue  # "dropped that to 3 days": a change, read by `_change`
         if _near(r.st, r.refs, position) or (r.st.implicit and not r.refs and position <= _REACH):
             kind = Kind.WEAKENED if _scoped(tokens[position + 1 :], r.own) else Kind.CONTRADICTED
             return _hit("later_lift", kind, f"{token!r} names the rule", r.st)
@@ -1687,12 +1694,15 @@ def _scope(r: _Read) -> Departure | None:
 
 
 def _change(r: _Read) -> Departure | None:
-    if _CHANGE.isdisjoint(r.words):
-        return None if _MOVING.isdisjoint(r.words) else _implicit_change(r)
     tokens = r.st.tokens
+    changing = _changing_lifts(r)
+    if _CHANGE.isdisjoint(r.words) and not changing:
+        return None if _MOVING.isdisjoint(r.words) else _implicit_change(r)
     subjects = r.refs + r.mentions
     for position, token in enumerate(tokens):
-        if token not in _CHANGE or stem(token) in r.own or _negated_at(tokens, position):
+        if token not in _CHANGE and position not in changing:
+            continue
+        if stem(token) in r.own or _negated_at(tokens, position):
             continue
         if not _near(r.st, subjects, position):
             continue
@@ -1703,7 +1713,56 @@ def _change(r: _Read) -> Departure | None:
             return _hit("later_change", Kind.MUTATED, f"{token!r} changes the rule's value", r.st)
         if _near(r.st, r.refs, position):
             return _hit("later_change", None, f"{token!r} changes the rule", r.st)
-    return _implicit_change(r) or _target_changed(r)
+    return _aspect_changed(r, changing) or _implicit_change(r) or _target_changed(r)
+
+
+def _changing_lifts(r: _Read) -> frozenset[int]:
+    """Return where a lifting verb sets a value ("dropped that to 3 days", `lifted_to_value`).
+
+    The verb needs an object before its "to" or a passive copula before it ("retention was
+    dropped to 3 days"): "coverage dropped to 84.2%" has neither and reports a level that
+    moved, not a change to the rule.
+    """
+    if _LIFT.isdisjoint(r.words) or not r.st.values:
+        return frozenset()
+    tokens = r.st.tokens
+    return frozenset(
+        i
+        for i, t in enumerate(tokens)
+        if t in _LIFT
+        and (tokens[i + 1 : i + 2] != ("to",) or (i > 0 and tokens[i - 1] in _PASSIVE))
+        and lifted_to_value(tokens, r.st.values, i)
+    )
+
+
+_PASSIVE = _words("was were been is are be got gets")
+
+
+def _aspect_changed(r: _Read, changing: frozenset[int]) -> Departure | None:
+    """Find the rule's aspect given a new value next to the copy ("lowered the retention to 3").
+
+    "Session logs are kept for 14 days. The user lowered the retention to 3 days.": the
+    noun names what the rule sets ("retention", "period", "rate"), not a word of the
+    rule, and may name another thing's; with a change verb and a new value of the rule's
+    dimension after "to", the copy does not certify, and the tier cannot name the change.
+    """
+    if not r.st.attached or not is_on("aspect_changed"):
+        return None
+    tokens = r.st.tokens
+    aspects = [i for i, word in enumerate(r.st.stems) if word in _VALUE_ASPECTS]
+    if not aspects:
+        return None
+    for position, token in enumerate(tokens):
+        if (token not in _CHANGE and position not in changing) or _negated_at(tokens, position):
+            continue
+        if not _near(r.st, aspects, position):
+            continue
+        if any(
+            v.start > position and tokens[v.start - 1] == "to" and _new_value(r.part, v)
+            for v in r.st.values
+        ):
+            return _hit("later_change", None, f"{token!r} changes the rule's aspect", r.st)
+    return None
 
 
 def _implicit_change(r: _Read) -> Departure | None:
@@ -1813,7 +1872,7 @@ def _value(r: _Read) -> Departure | None:  # noqa: PLR0911 (one return per bindi
     slots = _slots(r.part)
     targets = {i for i, token in enumerate(tokens) if token in _TARGETS}
     # "GitHub rate: ... The rate is now 80": an aspect noun may name the rule, or a reading.
-    aspects = {i for i, t in enumerate(tokens) if r.st.attached and stem(t) in _ASPECTS}
+    aspects = {i for i, t in enumerate(tokens) if r.st.attached and stem(t) in _VALUE_ASPECTS}
     subjects = sorted(
         nouns | targets | aspects | {m for m in r.mentions if stem(tokens[m]) in slots}
     )
@@ -2129,7 +2188,11 @@ TRIGGERS: dict[Reader, Trigger] = {
     _exception: _exception_trigger,
     _scope: lambda st: not _SCOPE_CUES.isdisjoint(st.words)
     and _has_phrase(st.tokens, _SCOPE_PHRASES) is not None,
-    _change: lambda st: not _CHANGE.isdisjoint(st.words) or not _MOVING.isdisjoint(st.words),
+    _change: lambda st: (
+        not _CHANGE.isdisjoint(st.words)
+        or not _MOVING.isdisjoint(st.words)
+        or (bool(st.values) and not _LIFT.isdisjoint(st.words))
+    ),
     _value: lambda st: bool(st.values)
     and (st.implicit or not _reported(st.tokens) or _value_before_noun(st)),
     _slot_permission: lambda st: not _SLOT_PERMITS_OR_EXEMPT.isdisjoint(st.words),

@@ -2779,6 +2779,8 @@ def _topic_departure(
 # Monday, anyway.", "Was true last week.", "Gone now." ("no" only bare: "No deploys on
 # Fridays" has its own subject).
 _ELLIPTICAL_OPENERS = _words("not nor or except until unless since was were")
+# Words that deny the sentence before them: "False.", "Outdated.", "Wrong, it is $900."
+_DENYING_WORDS = _words("false wrong incorrect untrue inaccurate outdated stale mistaken")
 _ELLIPTICAL_WORDS = 6
 # Marks that say the rule's force again ("No exceptions.", "Not optional.", "Not a cent
 # more."): such a remark stresses the copy, it departs from nothing.
@@ -2791,18 +2793,23 @@ _MORE_OR_LESS = _words("more less fewer over above beyond below under higher low
 def elliptical(tokens: Sequence[str]) -> bool:
     """Tell whether a short sentence is a remark on the one before, with no subject of its own.
 
-    "Daily spend stays under $500. Scrapped.", "... Not for this run.", "... Or not.": a
-    fragment of a few words opening with a negation, a joining word, a bare copula or a
-    lifting word speaks about the sentence before it, as a bracketed remark does, so the
-    readers take the rule as its subject. A sentence with its own subject ("Lunch was
-    ordered.", "No deploys on Fridays.") and a remark that says the rule's force again
-    ("No exceptions.", "Not optional.", "Not a cent more.") are read as usual.
+    "Daily spend stays under $500. Scrapped.", "... Not for this run.", "... Or not.",
+    "... Outdated.": a fragment of a few words opening with a negation, a joining word, a
+    bare copula, a denial or a lifting word speaks about the sentence before it, as a
+    bracketed remark does, so the readers take the rule as its subject. A sentence with
+    its own subject ("Lunch was ordered.", "No deploys on Fridays.", "Wrong invoices were
+    refunded.") and a remark that says the rule's force again ("No exceptions.", "Not
+    optional.", "Not a cent more.") are read as usual.
     """
     if not tokens or len(tokens) > _ELLIPTICAL_WORDS or not is_on("elliptical_remark"):
         return False
     first = tokens[0]
     bare_no = first == "no" and (len(tokens) == 1 or tokens[1] in _ELLIPTICAL_OPENERS)
-    if not (first in _ELLIPTICAL_OPENERS or bare_no or _bare_lift(tokens)):
+    # "Wrong invoices were refunded": a denial word before a noun only describes it.
+    denied = (
+        first in _DENYING_WORDS and (len(tokens) == 1 or token_key(tokens[1]) is None)
+    ) or tuple(tokens[:3]) == ("out", "of", "date")
+    if not (first in _ELLIPTICAL_OPENERS or bare_no or denied or _bare_lift(tokens)):
         return False
     if tokens == ("no",):
         return True  # a bare "No." denies the sentence before it

@@ -433,6 +433,13 @@ RULES: tuple[Rule, ...] = (
         "paraphrased/exclusive_echo_nowhere_else",
     ),
     _r(
+        "but_exception",
+        set(),
+        context.but_exceptions,
+        "Equivalence: under a negation, 'but' after 'anywhere', 'nowhere', 'nobody' or 'any/no <noun>' is 'except' ('never run anywhere but the perf cluster', 'stored nowhere but in R', 'may not be stored in any region but R'): the window says 'only'; 'anywhere but X' with no negation permits the others, and a 'but' before a verb or pronoun joins clauses.",
+        "paraphrased/but_exception_nowhere_but",
+    ),
+    _r(
         "negated_exclusive",
         set(),
         context._deny_exclusive,

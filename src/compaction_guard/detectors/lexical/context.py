@@ -442,6 +442,10 @@ def build_context(part: Part, window: Window, al: Alignment) -> Context:
         ctx.w_classes[_M.ONLY] += 1
         if ctx.counted:
             ctx.w_parity ^= 1
+        # "never run anywhere but X": that "anywhere" names the others, it opens nothing
+        ctx.w_classes[_M.EXTEND] -= sum(
+            1 for i in but_exceptions(ctx) if ctx.win.tokens[i - 1] == "anywhere"
+        )
     elif ctx.counted and is_on("exclusive_echo") and exclusive_echo(ctx):
         ctx.w_parity ^= 1  # "only on X and nowhere else": its negation says "only" again
     _deny_exclusive(ctx, marks)
@@ -627,7 +631,36 @@ def only_by_negation(ctx: Context) -> bool:
     if not any(ctx.w_classes[m] for m in (_M.NEGATION, _M.FORBID)):
         return False
     words = {ctx.win.tokens[i] for i in ctx.region_tokens}
-    return bool(words & ONLY_WORDS) or bool(ctx.w_classes[_M.CONDITION])
+    if words & ONLY_WORDS or ctx.w_classes[_M.CONDITION]:
+        return True
+    return bool(but_exceptions(ctx))
+
+
+_ANY_WORDS = frozenset({"anywhere", "nowhere", "anyone", "anybody", "nobody", "nothing"})
+_CLAUSE_OPENERS = frozenset(
+    {"is", "are", "was", "were", "can", "may", "must", "will", "should", "do", "does", "did"}
+    | {"it", "they", "we", "you", "he", "she", "i", "there", "this", "that", "these", "those"},
+)
+
+
+def but_exceptions(ctx: Context) -> list[int]:
+    """Return where "but" names the one choice after "anywhere", "nowhere", "any region".
+
+    "Load tests never run anywhere but the perf cluster", "stored nowhere but in R", "may
+    not be stored in any region but eu-west-1": under a negation, "but" there is "except",
+    and the window says "only" (`lexical.but_exception`). "Everywhere but R" and a "but"
+    that joins clauses are read as usual.
+    """
+    if not is_on("but_exception"):
+        return []
+    tokens = ctx.win.tokens
+    found = []
+    for i in ctx.region_tokens:
+        if tokens[i] != "but" or i == 0 or i + 1 >= len(tokens) or tokens[i + 1] in _CLAUSE_OPENERS:
+            continue  # "... in any region, but are kept in R" opens a clause
+        if tokens[i - 1] in _ANY_WORDS or (i > 1 and tokens[i - 2] in ("any", "no")):
+            found.append(i)
+    return found
 
 
 def read_only_kept(ctx: Context) -> bool:

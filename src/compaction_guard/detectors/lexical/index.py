@@ -139,8 +139,16 @@ def words_keys(words: list[str]) -> frozenset[str]:
     The tokens of a text are those of its runs in order (see `normalize.tokenize`), so
     the keys are the union of each run's keys; a run ("rows.", "the") recurs across
     sentences and views, and its keys are worked out once. The lookups run in one pass
-    over a plain dict; a run not seen yet sends the text the slow way, which adds it.
+    over a plain dict. A run not seen yet (a new figure or path: one in three sentences
+    of a progress note has one) is worked out and added first, found by one set
+    difference, and the pass is run again; only when adding it filled and cleared the
+    table does the text go the slow way, run by run.
     """
+    try:
+        return frozenset(itertools.chain.from_iterable(map(_WORD_KEYS.__getitem__, words)))
+    except KeyError:
+        for word in set(words).difference(_WORD_KEYS):
+            _word_keys(word)
     try:
         return frozenset(itertools.chain.from_iterable(map(_WORD_KEYS.__getitem__, words)))
     except KeyError:

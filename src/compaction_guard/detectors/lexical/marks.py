@@ -52,8 +52,11 @@ _HOLDING = frozenset(
 def _kept_from(tokens: Sequence[str], marks: list[Mark]) -> list[Mark]:
     """Read "keep the run from going over $500" as a negation of what follows "from".
 
-    Only "from" before an -ing word, after a holding verb within eight words.
+    Only "from" before an -ing word, after a holding verb within eight words; without a
+    "from" (most sentences) nothing is read, so the scan below is skipped.
     """
+    if "from" not in tokens:
+        return marks
     taken = {i for m in marks for i in range(m.start, m.end)}
     found = [
         i
@@ -82,7 +85,9 @@ _STAYING = frozenset({"keep", "keeps", "kept", "keeping", "stay", "stays", "stay
 
 
 def _kept_out(tokens: Sequence[str], marks: list[Mark]) -> list[Mark]:
-    """Read "keep PII out of the logs" as a ban on what is kept out."""
+    """Read "keep PII out of the logs" as a ban on what is kept out (needs an "out")."""
+    if "out" not in tokens:
+        return marks
     taken = {i for m in marks for i in range(m.start, m.end)}
     found = [
         Mark(_M.FORBID, i, i + 2)
@@ -97,6 +102,8 @@ def _kept_out(tokens: Sequence[str], marks: list[Mark]) -> list[Mark]:
 
 def _zero_negations(tokens: Sequence[str], marks: list[Mark]) -> list[Mark]:
     """Read "zero DDL statements" as "no DDL statements"; "zero dollars" stays a value."""
+    if "zero" not in tokens:
+        return marks
     found = [
         Mark(_M.NEGATION, i, i + 1)
         for i, word in enumerate(tokens)
@@ -118,8 +125,10 @@ def _allowlists(tokens: Sequence[str], marks: list[Mark]) -> list[Mark]:
     """Read "Allowed regions: A, B" and "the permitted vendors are" as an exclusive list.
 
     Only a participle that opens the statement (or follows "the") and names a noun.
+    Without an allowlisting word every mark is kept as it is, in order (the marks come
+    sorted by start), so most sentences return at the first test.
     """
-    if _PARTIAL_LIST & set(tokens):
+    if _ALLOWLISTING.isdisjoint(tokens) or not _PARTIAL_LIST.isdisjoint(tokens):
         return marks  # "allowed regions include ...": a list that may go on
     starts = {m.start for m in marks}
     taken = {i for m in marks for i in range(m.start, m.end)}

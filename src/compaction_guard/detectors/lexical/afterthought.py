@@ -31,6 +31,10 @@ class _Sentences(Protocol):
 
     @property
     def marked_groups(self) -> dict[int, list[tuple[Analysis, int]]]: ...
+    @property
+    def following_groups(
+        self,
+    ) -> tuple[tuple[Analysis, tuple[list[tuple[Analysis, int]], ...]], ...]: ...
     def surroundings(self) -> tuple[tuple[Analysis, ...], Analysis | None]: ...
 
 
@@ -69,13 +73,11 @@ def afterthoughts(ctx: _Facts) -> list[tuple[Counter[Modality], str]]:
         for clause, tokens in ctx.facts.marked_groups.items()
         if clause not in region
     ]
-    following, heading = ctx.facts.surroundings()
-    for after in following:
+    _, heading = ctx.facts.surroundings()
+    for after, clauses in ctx.facts.following_groups:
         if permitted_side(ctx.part, after):
             continue  # "Deploys are fine outside that window" after a forbidden window
-        for clause in sorted({after.clauses[m.start] for m in after.marks}):
-            tokens = [(after, i) for i, c in enumerate(after.clauses) if c == clause]
-            found.append((tokens, "next sentence"))
+        found.extend((tokens, "next sentence") for tokens in clauses)
     marked = []
     for tokens, where in found:
         classes = _referring_marks(ctx, tokens)

@@ -13,6 +13,7 @@ import functools
 from collections import Counter
 from dataclasses import dataclass, field
 from itertools import pairwise
+from typing import Protocol
 
 from compaction_guard.anchors import (
     are_siblings,
@@ -40,7 +41,7 @@ from compaction_guard.detectors.lexical.lexicon import (
     WRITE_VERBS,
     concept,
 )
-from compaction_guard.detectors.lexical.modality import FORCE, NEGATIVE, Mark, Modality
+from compaction_guard.detectors.lexical.modality import FORCE, NEGATIVE, STRONG, Mark, Modality
 from compaction_guard.detectors.lexical.switches import is_on
 from compaction_guard.detectors.lexical.text import ID, Analysis, analyse, lexical_form, token_key
 from compaction_guard.normalize import (
@@ -50,7 +51,16 @@ from compaction_guard.normalize import (
     stem,
 )
 
-__all__ = ["Alignment", "Part", "align", "each_nouns", "parts_of", "region_marks"]
+__all__ = [
+    "Alignment",
+    "Part",
+    "align",
+    "closing_bounds",
+    "each_nouns",
+    "initials",
+    "parts_of",
+    "region_marks",
+]
 
 _GENERIC_WEIGHT = 0.25
 _TRACE_COVERAGE = 0.5
@@ -85,9 +95,12 @@ class Part:
     # Facts of the part alone that the rules read for every window (worked out once):
     stems: tuple[str, ...] = ()  # the stem of each token
     forced: bool = False  # it has force words (see `context.force_offered`)
+    strong: bool = False  # it has a full-force word (`modality.STRONG`: must, never)
+    core: int = -1  # its most specific content word: heaviest, last of equals (`names_core`)
     exclusive: bool = False  # it admits one choice: "only X", "no API other than X"
     each: frozenset[str] = frozenset()  # what a distributive "each"/"every" governs
     named: frozenset[int] = frozenset()  # content positions keyed as identifiers (`ID`)
+    identifiers: tuple[int, ...] = ()  # content positions of strict identifiers, in order
     weight_at: dict[int, float] = field(default_factory=dict)  # content position -> weight
 
 
@@ -157,8 +170,11 @@ def _part(text: str) -> Part:
         generic=generic,
         stems=tuple(stem(token) for token in analysis.tokens),
         forced=any(classes[m] for m in FORCE),
+        strong=any(classes[m] for m in STRONG),
+        core=max(zip(weights, content, strict=True), default=(0.0, -1))[1],
         exclusive=bool(classes[Modality.ONLY]) or (parity == 1 and other_than),
         each=each_nouns(analysis),
+        identifiers=tuple(i for i in content if is_identifier(analysis.tokens[i])),
         named=frozenset(i for i in content if analysis.keys[i].startswith(ID)),  # type: ignore[union-attr]
         weight_at=dict(zip(content, weights, strict=True)),
     )
@@ -242,15 +258,29 @@ _NO_ALIGNMENT = Alignment(
 )
 
 
-def align(part: Part, window: Analysis, span: tuple[int, int] | None = None) -> Alignment:
+class _Sentences(Protocol):
+    """What the alignment reads of a window's sentences whatever the part (`context.Sentences`)."""
+
+    @property
+    def by_initial(self) -> dict[str, tuple[str, ...]]: ...
+    @property
+    def members(self) -> dict[int, list[int]]: ...
+    @property
+    def closers(self) -> tuple[tuple[int, int], ...]: ...
+
+
+def align(
+    part: Part, window: Analysis, facts: _Sentences, span: tuple[int, int] | None = None
+) -> Alignment:
     """Match each content token of `part` to a window token with the same key.
 
     Matches gather around the clause that carries most of the part (so a word repeated
     elsewhere in the sentence does not pull the topic away) and follow the part's order
-    where they can. With `span`, only tokens inside [start, stop) are matched.
+    where they can. With `span`, only tokens inside [start, stop) are matched. `facts`
+    are the window's own, shared by every part read against it.
     """
     found = _found(part, window, span)
-    if not _may_trace(part, found, window):
+    if not _may_trace(part, found, facts):
         return _NO_ALIGNMENT
     keys = part.analysis.keys
     core = _core_clause(window, found, keys)
@@ -260,11 +290,8 @@ def align(part: Part, window: Analysis, span: tuple[int, int] | None = None) -> 
     matched_weight = 0.0
     last = -1
     inversions = 0
-    for index, weight in zip(part.content, part.weights, strict=True):
-        entry = found.get(index)
-        if entry is None:
-            continue
-        positions, width = entry
+    weight_at = part.weight_at
+    for index, (positions, width) in found.items():  # in the part's order (`_found`)
         # Two words of the part never share one word of the window, except the pieces
         # of a compound: "GPL-licensed" says "licensed" and "GPL" (width 0).
         if covered.isdisjoint(positions):
@@ -273,7 +300,7 @@ def align(part: Part, window: Analysis, span: tuple[int, int] | None = None) -> 
             free = [p for p in positions if p not in covered or (width == 0 and p in compounds)]
         if not free:
             continue
-        position, in_order = _choose(free, window, core, last)
+        position, in_order = _choose(free, window, facts, core, last)
         inversions += 0 if in_order else 1
         last = max(last, position)
         matches[index] = position
@@ -284,7 +311,7 @@ def align(part: Part, window: Analysis, span: tuple[int, int] | None = None) -> 
             covered.add(position)
         else:
             covered.update(range(position, position + width))
-        matched_weight += weight
+        matched_weight += weight_at[index]
     equivalents = NOTHING
     if part.acts and matches:
         equivalents = _equivalent_acts(part, window, matches, covered, span)
@@ -305,7 +332,7 @@ def align(part: Part, window: Analysis, span: tuple[int, int] | None = None) -> 
         matched_keys=len(found_keys),
         inversions=inversions,
         topic_clauses=topic,
-        region=_region(window, topic),
+        region=_region(window, facts, topic),
         turned=equivalents.turned,
         carried=equivalents.carried,
     )
@@ -339,11 +366,14 @@ def _found(
     tokens = part.analysis.tokens
     where = window.positions
     found: dict[int, tuple[list[int], int]] = {}
+    compounds = window.compounds
     for index, key in part.keyed:
         direct = where.get(key)
         if direct and span is None:
             found[index] = (direct, 1)  # the common case: the key itself, anywhere
             continue
+        if not direct and key != "~readonly" and key not in compounds and "-" not in tokens[index]:
+            continue  # nothing else carries it (`_indirect` would find nothing)
         positions, width = (direct, 1) if direct else _indirect(tokens[index], key, window)
         if span is not None:
             positions = [p for p in positions if span[0] <= p < span[1]]
@@ -400,7 +430,7 @@ def _leading_scope(window: Analysis, topic: frozenset[int]) -> frozenset[int]:
     return frozenset({lead})
 
 
-def _may_trace(part: Part, found: dict[int, tuple[list[int], int]], window: Analysis) -> bool:
+def _may_trace(part: Part, found: dict[int, tuple[list[int], int]], window: _Sentences) -> bool:
     """Tell whether the found words could make a trace at all; cheap, checked first.
 
     A part with a name the window lacks is read in full when the window may name an
@@ -423,7 +453,7 @@ def _may_trace(part: Part, found: dict[int, tuple[list[int], int]], window: Anal
     return bool(part.acts) or _sibling_possible(part, window)
 
 
-def _sibling_possible(part: Part, window: Analysis) -> bool:
+def _sibling_possible(part: Part, window: _Sentences) -> bool:
     """Tell whether any window word is a sibling of any of the part's names.
 
     Only a sibling can make a trace of a part whose found words fall short of one: with
@@ -433,8 +463,38 @@ def _sibling_possible(part: Part, window: Analysis) -> bool:
     is a superset of that, so a window this rejects would have been no trace.
     """
     tokens = part.analysis.tokens
-    words = set(window.tokens)
-    return any(are_siblings(tokens[i], word) for i in part.names for word in words)
+    filed = window.by_initial
+    return any(
+        are_siblings(tokens[i], word)
+        for i in part.names
+        for word in sibling_candidates(tokens[i], filed)
+    )
+
+
+def sibling_candidates(name: str, by_initial: dict[str, tuple[str, ...]]) -> list[str]:
+    """Return the words of a window (`initials`) that may be siblings of `name`.
+
+    Siblings extend one another, so they start alike, or share their first part
+    (`anchors.are_siblings`), whose first letters then agree: every sibling is among the
+    words filed under the name's first character or its first part's (and an empty word,
+    which every name extends). A word under both comes once.
+    """
+    first = name[:1]
+    found = list(by_initial.get(first, ())) + list(by_initial.get("", ()) if first else ())
+    parts = identifier_parts(name)
+    if parts and parts[0][0] != first:
+        found.extend(w for w in by_initial.get(parts[0][0], ()) if w not in found)
+    return found
+
+
+def initials(words: frozenset[str]) -> dict[str, tuple[str, ...]]:
+    """File each word under its first character and its first part's (`sibling_candidates`)."""
+    filed: dict[str, list[str]] = {}
+    for word in words:
+        parts = identifier_parts(word)
+        for initial in {word[:1], parts[0][0] if parts else word[:1]}:
+            filed.setdefault(initial, []).append(word)
+    return {initial: tuple(found) for initial, found in filed.items()}
 
 
 def _core_clause(
@@ -449,8 +509,12 @@ def _core_clause(
     return max(per_clause, key=lambda clause: (len(per_clause[clause]), -clause))
 
 
-def _choose(positions: list[int], window: Analysis, core: int, last: int) -> tuple[int, bool]:
+def _choose(
+    positions: list[int], window: Analysis, facts: _Sentences, core: int, last: int
+) -> tuple[int, bool]:
     """Pick a position in the core clause if any, else the one nearest to it; in order first."""
+    if len(positions) == 1:
+        return positions[0], positions[0] > last  # what every branch below gives for one
     in_core = [p for p in positions if window.clauses[p] == core]
     pool = in_core or positions
     nxt = bisect.bisect_right(pool, last)
@@ -458,7 +522,7 @@ def _choose(positions: list[int], window: Analysis, core: int, last: int) -> tup
         return pool[nxt], True
     if in_core:
         return pool[0], False
-    core_positions = [i for i, clause in enumerate(window.clauses) if clause == core]
+    core_positions = facts.members.get(core)
     if not core_positions:
         after = [p for p in pool if p > last]
         return (after[0], True) if after else (pool[0], False)
@@ -501,11 +565,12 @@ def _variant(token: str, window: Analysis) -> tuple[list[int], int]:
     return [], 1
 
 
-def _region(window: Analysis, topic: frozenset[int]) -> frozenset[int]:
+def _region(window: Analysis, facts: _Sentences, topic: frozenset[int]) -> frozenset[int]:
     """Topic clauses plus the clauses that frame them (wrappers, conditions, hedges)."""
     if not topic:
         return topic
-    region = topic | window.framing | _closing_bounds(window, topic)
+    closing = {clause for clause, before in facts.closers if before in topic}
+    region = topic | window.framing | closing
     for frame in window.frames:
         # A hedging label frames every clause it governs, whatever words it holds.
         scope = range(frame.scope_start, frame.scope_end)
@@ -514,22 +579,23 @@ def _region(window: Analysis, topic: frozenset[int]) -> frozenset[int]:
     return region
 
 
-def _closing_bounds(window: Analysis, topic: frozenset[int]) -> set[int]:
-    """Return the clauses that are only a bound closing a topic clause ("90 days | or more").
+def closing_bounds(window: Analysis) -> tuple[tuple[int, int], ...]:
+    """Return the clauses that are only a bound closing the clause before ("90 days | or more").
 
     The clause break before "or" cuts "or more", "or less", "or longer" off the value they
-    bound; they belong to the clause before them.
+    bound; they belong to the clause before them, when that one is a topic clause. Each
+    comes with the clause of the word before it.
     """
-    found = set()
+    found = []
     for mark in window.marks:
         if mark.modality not in (Modality.MAX, Modality.MIN) or window.tokens[mark.start] != "or":
             continue
         clause = window.clauses[mark.start]
         members = [i for i, c in enumerate(window.clauses) if c == clause]
         before = max(0, mark.start - 1)
-        if members == list(range(mark.start, mark.end)) and window.clauses[before] in topic:
-            found.add(clause)
-    return found
+        if members == list(range(mark.start, mark.end)):
+            found.append((clause, window.clauses[before]))
+    return tuple(found)
 
 
 def region_marks(window: Analysis, alignment: Alignment) -> list[Mark]:

@@ -22,7 +22,12 @@ from compaction_guard.anchors import (
     values_equal,
 )
 from compaction_guard.detectors.lexical import afterthought
-from compaction_guard.detectors.lexical.align import each_nouns, region_marks
+from compaction_guard.detectors.lexical.align import (
+    closing_bounds,
+    each_nouns,
+    initials,
+    region_marks,
+)
 from compaction_guard.detectors.lexical.lexicon import (
     ANTONYMS,
     GENERIC,
@@ -46,6 +51,7 @@ from compaction_guard.detectors.lexical.restate import (
     swaps,
 )
 from compaction_guard.detectors.lexical.switches import is_on
+from compaction_guard.detectors.lexical.text import canonical
 from compaction_guard.normalize import stem
 
 if TYPE_CHECKING:
@@ -62,6 +68,7 @@ __all__ = [
     "TOPIC_COVERAGE",
     "Context",
     "Reading",
+    "Region",
     "Sentences",
     "Surroundings",
     "Window",
@@ -83,6 +90,7 @@ MAX_GAP = 3
 _M = Modality
 
 _C = TypeVar("_C", bound=type)
+_T = TypeVar("_T")
 
 
 class _Unlocked:
@@ -120,6 +128,7 @@ def _alone() -> tuple[tuple[Analysis, ...], Analysis | None]:
 
 
 Surroundings = tuple[tuple["Analysis", ...], "Analysis | None"]
+Clause = list[tuple["Analysis", int]]  # one clause's words as (analysis, position) pairs
 
 
 @_unlocked
@@ -135,6 +144,18 @@ class Sentences:
     def __init__(self, analysis: Analysis, around: Callable[[], Surroundings] = _alone) -> None:
         self.analysis = analysis
         self._around = around
+        self._regions: dict[frozenset[int], Region] = {}
+        self._derived: dict[Callable[[Analysis], object], object] = {}
+
+    def once(self, compute: Callable[[Analysis], _T]) -> _T:
+        """Return `compute(analysis)`, worked out once for this window.
+
+        A rule module keeps a fact of the window's own words here (keyed by the function)
+        without this class naming it: `modifiers` keeps the window's runs of nouns.
+        """
+        if compute not in self._derived:
+            self._derived[compute] = compute(self.analysis)
+        return self._derived[compute]  # type: ignore[return-value]
 
     def surroundings(self) -> Surroundings:
         """Return the sentences after the window (up to two) and the heading over it."""
@@ -152,14 +173,41 @@ class Sentences:
             found.setdefault(clause, []).append(index)
         return found
 
-    def region_tokens(self, region: frozenset[int]) -> list[int]:
-        """Return the positions of the region's clauses, in reading order.
+    def region(self, clauses: frozenset[int]) -> Region:
+        """Return what a region of clauses holds, worked out once per region.
 
-        Clauses are numbered in reading order (`text.analyse`, `text.join`), so the
-        clauses' positions taken clause by clause, lowest first, come out sorted.
+        Parts with the same region in this window (a rule's siblings, rules sharing its
+        words) read the same marks, positions and values.
         """
-        members = self.members
-        return [i for clause in sorted(region) if clause in members for i in members[clause]]
+        found = self._regions.get(clauses)
+        if found is None:
+            win = self.analysis
+            members = self.members
+            # Clauses are numbered in reading order (`text.analyse`, `text.join`), so the
+            # positions taken clause by clause, lowest first, come out sorted.
+            tokens = tuple(i for c in sorted(clauses) if c in members for i in members[c])
+            marks = tuple(m for m in win.marks if win.clauses[m.start] in clauses)
+            values = tuple(v for v in win.values if win.clauses[v.start] in clauses)
+            lifts = any(m.modality is _M.LIFT_VERB for m in marks)
+            keys = Counter(key for i in tokens if (key := win.keys[i]) is not None)
+            found = Region(marks, tokens, values, keys, lift_verbs=lifts)
+            self._regions[clauses] = found
+        return found
+
+    @functools.cached_property
+    def following_groups(self) -> tuple[tuple[Analysis, tuple[Clause, ...]], ...]:
+        """Each sentence after the window with its clauses that hold a force word, in order."""
+        following, _ = self.surroundings()
+        return tuple(
+            (
+                after,
+                tuple(
+                    [(after, i) for i, c in enumerate(after.clauses) if c == clause]
+                    for clause in sorted({after.clauses[m.start] for m in after.marks})
+                ),
+            )
+            for after in following
+        )
 
     @functools.cached_property
     def marked_groups(self) -> dict[int, list[tuple[Analysis, int]]]:
@@ -167,6 +215,29 @@ class Sentences:
         win = self.analysis
         marked = {win.clauses[m.start] for m in win.marks}
         return {c: [(win, i) for i in self.members[c]] for c in sorted(marked)}
+
+    @functools.cached_property
+    def by_initial(self) -> dict[str, tuple[str, ...]]:
+        """The window's distinct tokens filed by initial (`align.sibling_candidates`)."""
+        return initials(frozenset(self.analysis.tokens))
+
+    @functools.cached_property
+    def closers(self) -> tuple[tuple[int, int], ...]:
+        """The clauses that only close a bound, each with the clause before (`align`)."""
+        return closing_bounds(self.analysis)
+
+    @functools.cached_property
+    def canonical_words(self) -> list[str]:
+        """The window's words for a near-verbatim comparison (`text.canonical`)."""
+        return [word for word, _, _ in canonical(self.analysis)]
+
+    @functools.cached_property
+    def canonical_starts(self) -> dict[str, list[int]]:
+        """Where each canonical word stands, in order."""
+        found: dict[str, list[int]] = {}
+        for index, word in enumerate(self.canonical_words):
+            found.setdefault(word, []).append(index)
+        return found
 
     @functools.cached_property
     def names(self) -> tuple[tuple[int, str], ...]:
@@ -177,6 +248,17 @@ class Sentences:
     def each(self) -> frozenset[str]:
         """What a distributive "each" or "every" of the window governs (`align.each_nouns`)."""
         return each_nouns(self.analysis)
+
+
+@dataclass(frozen=True, slots=True)
+class Region:
+    """What the clauses of a region hold: force marks, token positions, values (in order)."""
+
+    marks: tuple[Mark, ...]
+    tokens: tuple[int, ...]
+    values: tuple[Value, ...]
+    keys: Counter[str]  # how often the region says each content key
+    lift_verbs: bool = False  # a mark is a lift verb ("removed"), maybe the rule's own act
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,7 +310,7 @@ class Context:
     al: Alignment
     w_classes: Counter[Modality]
     w_parity: int
-    region_tokens: list[int]
+    region_tokens: tuple[int, ...]
     region_values: list[Value]
     counted: int = 0
 
@@ -292,7 +374,7 @@ class Context:
             return False  # the rule is a trigger itself: its bound turned is a reversal
         if w[_M.CONDITION] or any(m.modality is _M.CONDITION for m in self.win.marks):
             return True  # a condition anywhere in the sentence: "..., if that happens, ask"
-        if w[_M.OBLIGE] and not any(self.part.classes[m] for m in STRONG) and self.consequence:
+        if w[_M.OBLIGE] and not self.part.strong and self.consequence:
             return True  # "anything over $500 needs the user's approval"
         win = self.win
         # A trigger word of its own ("once", "when"), not one inside a hedge ("if possible").
@@ -393,10 +475,11 @@ def build_context(part: Part, window: Window, al: Alignment) -> Context:
     """Collect the window's force words in the part's region and apply the restatements."""
     win = window.analysis
     facts = window.facts
-    marks = region_marks(win, al)
-    tokens = facts.region_tokens(al.region)
-    values = [v for v in win.values if win.clauses[v.start] in al.region]
-    values = _distributed(part, values, facts.each)
+    held = facts.region(al.region)
+    # A lift verb may be the rule's own word, matched: then it is no mark (`region_marks`).
+    marks = tuple(region_marks(win, al)) if held.lift_verbs else held.marks
+    tokens = held.tokens
+    values = _distributed(part, list(held.values), facts.each)
     counted = sum(1 for mark in marks if _negates(mark, win, al))
     ctx = Context(
         part=part,
@@ -610,7 +693,7 @@ def lost_modality(ctx: Context) -> list[str]:
     """Return the force words of the part that the window does not carry."""
     part, w = ctx.part.classes, ctx.w_classes
     lost = []
-    if any(part[m] for m in STRONG) and not any(w[m] for m in STRONG):
+    if ctx.part.strong and not any(w[m] for m in STRONG):
         lost.append("must/never")
     if part[_M.ONLY] and not (w[_M.ONLY] or only_by_negation(ctx)):
         lost.append("only")
@@ -679,6 +762,9 @@ def missing_values(ctx: Context) -> tuple[Value, ...]:
     once the context is built.
     """
     found = ctx.__dict__.get("_missing_values")
+    if found is None and not (ctx.part.analysis.values and ctx.region_values):
+        # Nothing to equal, or nothing to be equalled: every rule value is missing.
+        found = ctx.__dict__["_missing_values"] = ctx.part.analysis.values
     if found is None:
         part = ctx.part.analysis
         joined = _ranged(part, part.values, ctx.win, ctx.region_values)
@@ -694,6 +780,8 @@ def missing_values(ctx: Context) -> tuple[Value, ...]:
 def extra_values(ctx: Context) -> tuple[Value, ...]:
     """Return the region's values that equal none of the part's (once per context)."""
     found = ctx.__dict__.get("_extra_values")
+    if found is None and not (ctx.part.analysis.values and ctx.region_values):
+        found = ctx.__dict__["_extra_values"] = tuple(ctx.region_values)  # none to equal
     if found is None:
         part = ctx.part.analysis
         joined = _ranged(ctx.win, ctx.region_values, part, part.values)
@@ -715,14 +803,14 @@ def _ranged(
     joined by a range word, or a range value, whose two ends equal the other side's in
     order. "8-2 °C" or "between 8 °C and 2 °C" keep their order, so they never match.
     """
-    if not is_on("range_pair"):
-        return frozenset()
-    found: set[Value] = set()
     ranges = [v for v in other if len(v.ends) == 2]  # noqa: PLR2004
+    has_range = any(len(v.ends) == 2 for v in values)  # noqa: PLR2004
+    if not is_on("range_pair") or not (ranges or has_range):
+        return frozenset()  # no range on either side: nothing is one
+    found: set[Value] = set()
     for low, high in range_pairs(analysis.tokens, values) if ranges else ():
         if any(_ends_equal((low, high), r.ends) for r in ranges):
             found.update((low, high))
-    has_range = any(len(v.ends) == 2 for v in values)  # noqa: PLR2004
     pairs = range_pairs(against.tokens, other) if has_range and len(other) > 1 else []
     found.update(
         v
@@ -738,8 +826,7 @@ def _ends_equal(pair: tuple[Value, Value], ends: tuple[Value, ...]) -> bool:
 
 def names_core(ctx: Context) -> bool:
     """Tell whether the window carries the part's most specific word (identifier, longest)."""
-    best = max(zip(ctx.part.weights, ctx.part.content, strict=True), default=None)
-    return best is not None and best[1] in ctx.al.matches
+    return ctx.part.core in ctx.al.matches  # -1, never matched, for a part without content
 
 
 def names_in(tokens: tuple[str, ...]) -> tuple[tuple[int, str], ...]:

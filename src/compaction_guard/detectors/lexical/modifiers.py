@@ -10,12 +10,15 @@ registry, keep signed builds").
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from compaction_guard.detectors.lexical.lexicon import LIGHT_NOUNS
+from compaction_guard.detectors.lexical.memo import IdentityMemo
 from compaction_guard.normalize import stem
 
 if TYPE_CHECKING:
+    from compaction_guard.detectors.lexical.align import Part
     from compaction_guard.detectors.lexical.context import Context
     from compaction_guard.detectors.lexical.text import Analysis
 
@@ -36,17 +39,11 @@ def modifiers_moved(ctx: Context, _span: tuple[int, int] | None) -> str | None:
     so a rule that says one word twice ("shared branches ... feature branches") is read
     whole.
     """
-    part, win = ctx.part.analysis, ctx.win
-    rule_runs = _runs(part)
-    rule_pairs = _pairs(part, rule_runs)
-    own: dict[str, set[str]] = {}
-    heads: set[str] = set()
-    for run in rule_runs:
-        heads.add(_key(part, run[-1]))
-        for index in run[:-1]:
-            own.setdefault(_key(part, index), set()).add(_key(part, run[-1]))
+    win = ctx.win
+    rule = _IN_RULES.get(ctx.part, _rule_runs)
+    own, heads, rule_pairs = rule.own, rule.heads, rule.pairs
     region = ctx.al.region
-    runs = [run for run in _runs(win) if win.clauses[run[0]] in region]
+    runs = [run for run in ctx.facts.once(_runs) if win.clauses[run[0]] in region]
     found = _pairs(win, runs)
     said = {_key(win, p) for run in runs for p in run}
     for run in runs:
@@ -62,6 +59,30 @@ def modifiers_moved(ctx: Context, _span: tuple[int, int] | None) -> str | None:
                 noun = win.tokens[position + 1]
                 return f"{win.tokens[position]!r} modifies {noun!r}, not the rule's noun"
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class _InRule:
+    """The rule's modifiers with the nouns they modify, worked out once per part."""
+
+    own: dict[str, set[str]]  # each modifier's key -> the keys of the nouns it closes on
+    heads: set[str]  # the keys of the nouns that close a run
+    pairs: set[tuple[str, str]]  # (modifier, noun) keys of the rule (`_pairs`)
+
+
+def _rule_runs(part: Part) -> _InRule:
+    analysis = part.analysis
+    runs = _runs(analysis)
+    own: dict[str, set[str]] = {}
+    heads: set[str] = set()
+    for run in runs:
+        heads.add(_key(analysis, run[-1]))
+        for index in run[:-1]:
+            own.setdefault(_key(analysis, index), set()).add(_key(analysis, run[-1]))
+    return _InRule(own, heads, _pairs(analysis, runs))
+
+
+_IN_RULES: IdentityMemo[Part, _InRule] = IdentityMemo(4096)
 
 
 def _key(analysis: Analysis, index: int) -> str:

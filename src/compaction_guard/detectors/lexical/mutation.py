@@ -22,7 +22,6 @@ from compaction_guard.detectors.lexical.context import (
     STRONG_COVERAGE,
     Context,
     Reading,
-    is_name,
 )
 from compaction_guard.detectors.lexical.lexicon import RELATIONS, STOPWORDS
 from compaction_guard.detectors.lexical.switches import is_on
@@ -153,10 +152,10 @@ def changed_identifier(ctx: Context) -> Reading | None:
     `orders_prod` replaced by `orders_prod_archive`, `.env` by `.env.example`.
     """
     tokens = ctx.part.analysis.tokens
-    for index, weight in zip(ctx.part.content, ctx.part.weights, strict=True):
-        token = tokens[index]
-        if index in ctx.al.matches or not is_name(token):
+    for index in ctx.part.names:  # the content words that are names (`is_name`), in order
+        if index in ctx.al.matches:
             continue
+        token, weight = tokens[index], ctx.part.weight_at[index]
         sibling = _sibling(ctx, token)
         if sibling is None:
             continue

@@ -57,7 +57,7 @@ class _Facts(Protocol):
     def win(self) -> Analysis: ...
     w_classes: Counter[Modality]
     w_parity: int
-    region_tokens: list[int]
+    region_tokens: tuple[int, ...]
     @property
     def region_stems(self) -> frozenset[str]: ...
     @property

@@ -11,6 +11,7 @@ import itertools
 import re
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from compaction_guard.anchors import comparable, is_identifier, values_equal
@@ -48,7 +49,8 @@ from compaction_guard.detectors.lexical.lexicon import (
     STOPWORDS,
     concept,
 )
-from compaction_guard.detectors.lexical.modality import NEGATIVE, STRONG, Modality
+from compaction_guard.detectors.lexical.memo import IdentityMemo
+from compaction_guard.detectors.lexical.modality import NEGATIVE, Modality
 from compaction_guard.detectors.lexical.modifiers import modifiers_moved
 from compaction_guard.detectors.lexical.mutation import (
     anchor_diff,
@@ -92,7 +94,7 @@ _BLOCKERS = (
 
 def evaluate(part: Part, window: Window) -> Reading | None:
     """Return what `window` says about `part`, or None when it carries no trace of it."""
-    al = align(part, window.analysis)
+    al = align(part, window.analysis, window.facts)
     if not _is_trace(part, al, window.facts):
         return None
     ctx = build_context(part, window, al)
@@ -143,12 +145,12 @@ def _near_verbatim(ctx: Context) -> Reading | None:
     Contractions are expanded and each value is compared by meaning, so `don't` reads
     `do not` and `$1200` reads `$1,200`; any other change of a word fails.
     """
-    wanted = [word for word, _, _ in canonical(ctx.part.analysis) if _significant(word)]
+    wanted = _words_of(ctx.part).significant
     found = canonical(ctx.win)
-    words = [word for word, _, _ in found]
+    words = ctx.facts.canonical_words
     if not wanted:
         return None
-    for start in [i for i, word in enumerate(words) if word == wanted[0]]:
+    for start in ctx.facts.canonical_starts.get(wanted[0], ()):
         stop = _subsequence(words, wanted, start)
         if stop is not None:
             span = (found[start][1], found[stop - 1][2])
@@ -397,8 +399,8 @@ _NEGATING_PREFIXES = frozenset({"non", "un", "anti", "not", "no", "in", "dis"})
 
 def _prefix_negated(ctx: Context, _span: tuple[int, int] | None) -> str | None:
     """Name a negating prefix the rule's word does not have ("non-Canadian")."""
-    words = {stem(t) for t in ctx.part.analysis.tokens}
-    keys = {k for k in ctx.part.analysis.keys if k is not None}
+    words = frozenset(ctx.part.stems)
+    keys = _words_of(ctx.part).keys  # its content keys, counted
     for index in ctx.region_tokens:
         token = ctx.win.tokens[index]
         head, _, rest = token.partition("-")
@@ -530,9 +532,9 @@ def _repeated_modifier(ctx: Context, _span: tuple[int, int] | None) -> str | Non
     ("customer data", "data of customers"), is the rule's own.
     """
     part, win = ctx.part.analysis, ctx.win
-    said = Counter(key for key in part.keys if key is not None)
+    said = _words_of(ctx.part).keys
     region = ctx.region_tokens
-    found = Counter(win.keys[i] for i in region if win.keys[i] is not None)
+    found = ctx.facts.region(ctx.al.region).keys
     nouns = {position: index for index, position in ctx.al.matches.items()}
     for position in region:
         key = win.keys[position]
@@ -1045,26 +1047,29 @@ def _past_framed(ctx: Context, span: tuple[int, int] | None) -> str | None:
     first = min(matched, default=span[0])  # the lead before the copy is framing's to read
     positions = [i for i, clause in enumerate(win.clauses) if clause in clauses and i > first]
     words = [win.tokens[i] for i in positions]
-    own = set(ctx.part.analysis.tokens)
-    pairs = set(itertools.pairwise(words)) - set(itertools.pairwise(ctx.part.analysis.tokens))
-    if any(t in _PAST_WORDS for t in words) or not pairs.isdisjoint(_PAST_PAIRS):
+    rule = _words_of(ctx.part)
+    own = rule.tokens
+    pairs = set(itertools.pairwise(words)) - rule.pairs
+    if not _PAST_WORDS.isdisjoint(words) or not pairs.isdisjoint(_PAST_PAIRS):
         return "a past marker frames the copy"
-    deferred = any(t in _DEFERRING - own for t in words)
+    deferred = not (_DEFERRING - own).isdisjoint(words)
     if deferred or not pairs.isdisjoint(_DEFERRING_PAIRS):
         return "a time word defers the copy"
-    past = any(t in _PAST_AUXILIARIES - own for t in words) or _irregular_past(words, own, pairs)
+    past = not (_PAST_AUXILIARIES - own).isdisjoint(words) or _irregular_past(words, own, pairs)
     if past or _past_of_own_verb(ctx, [first, *positions]):
         return "the copy is told in the past tense"
     return None
 
 
-def _irregular_past(words: Sequence[str], own: set[str], pairs: set[tuple[str, str]]) -> bool:
+def _irregular_past(
+    words: Sequence[str], own: frozenset[str], pairs: set[tuple[str, str]]
+) -> bool:
     """Tell whether the copy's verb is a past form with no -ed ("alerts went to #oncall").
 
     "went", "have gone", "got posted" report what happened, as "were posted" does;
     "have got to" is an obligation and is not read.
     """
-    if any(t in _PAST_FORMS - own for t in words):
+    if not (_PAST_FORMS - own).isdisjoint(words):
         return True
     return any(
         (a in _HAVE and b == "gone") or (a == "got" and b.endswith("ed") and "got" not in own)
@@ -1310,7 +1315,7 @@ def _replaced(ctx: Context) -> bool:
     """
     if _replaced_value(ctx):
         return True
-    own = set(ctx.part.analysis.tokens)
+    own = _words_of(ctx.part).tokens
     tokens = ctx.win.tokens
     return bool(_missing_identifiers(ctx)) and any(
         is_name(tokens[i]) and tokens[i] not in own for i in ctx.region_tokens
@@ -1323,13 +1328,42 @@ def _copy_without_force(ctx: Context) -> bool:
     "Use the eu-west-1 region for storage" for "Use only the eu-west-1 region for
     storage": the force was cut out of a copy, not said in other words.
     """
-    part = ctx.part.analysis
-    wanted = [w for w, start, _ in canonical(part) if _significant(w) and part.mark_at[start] < 0]
-    words = [word for word, _, _ in canonical(ctx.win)]
+    wanted = _words_of(ctx.part).unforced
+    words = ctx.facts.canonical_words
     if not wanted:
         return False
-    starts = [i for i, word in enumerate(words) if word == wanted[0]]
+    starts = ctx.facts.canonical_starts.get(wanted[0], ())
     return any(_subsequence(words, wanted, start) is not None for start in starts)
+
+
+@dataclass(frozen=True, slots=True)
+class _PartWords:
+    """The words of a part the copy rules compare, worked out once per part."""
+
+    significant: list[str]  # its significant canonical words (`_near_verbatim`)
+    unforced: list[str]  # those outside its force words (`_copy_without_force`)
+    tokens: frozenset[str]  # its tokens (`_replaced`, `_past_framed`)
+    pairs: frozenset[tuple[str, str]]  # its pairs of adjacent tokens (`_past_framed`)
+    keys: Counter[str]  # how often it says each content key (`_repeated_modifier`)
+
+
+def _words_of(part: Part) -> _PartWords:
+    return _PART_WORDS.get(part, _part_words)
+
+
+def _part_words(part: Part) -> _PartWords:
+    analysis = part.analysis
+    found = [(w, start) for w, start, _ in canonical(analysis) if _significant(w)]
+    return _PartWords(
+        significant=[w for w, _ in found],
+        unforced=[w for w, start in found if analysis.mark_at[start] < 0],
+        tokens=frozenset(analysis.tokens),
+        pairs=frozenset(itertools.pairwise(analysis.tokens)),
+        keys=Counter(key for key in analysis.keys if key is not None),
+    )
+
+
+_PART_WORDS: IdentityMemo[Part, _PartWords] = IdentityMemo(4096)
 
 
 def _continued(ctx: Context) -> bool:
@@ -1373,7 +1407,7 @@ def _hint(ctx: Context) -> Kind | None:
     if ctx.window.site is not Site.SUMMARY or ctx.window.tool or not names_core(ctx):
         return None
     part, w = ctx.part.classes, ctx.w_classes
-    strong = any(part[m] for m in STRONG)
+    strong = ctx.part.strong
     if w[_M.LIFT] > part[_M.LIFT] or (w[_M.OPTIONAL] > part[_M.OPTIONAL] and strong):
         return Kind.CONTRADICTED
     if part[_M.ONLY] and w[_M.EXTEND] > part[_M.EXTEND]:
@@ -1391,7 +1425,7 @@ def _missing_identifiers(ctx: Context) -> list[str]:
         tokens = ctx.part.analysis.tokens
         matches = ctx.al.matches
         found = ctx.__dict__["_missing_identifiers"] = [
-            tokens[i] for i in ctx.part.content if i not in matches and is_identifier(tokens[i])
+            tokens[i] for i in ctx.part.identifiers if i not in matches
         ]
     return list(found)
 

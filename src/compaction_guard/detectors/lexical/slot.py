@@ -132,11 +132,11 @@ def condition_met(part: Part, tokens: Sequence[str]) -> bool:
     """
     if floor_passed(part, tokens):
         return True
-    if not is_on("condition_met"):
-        return False
+    if not is_on("condition_met") or not _NEGATING.isdisjoint(tokens) or _MET.isdisjoint(tokens):
+        return False  # the sentence alone rules it out: a negation, or no word that meets
     rule = part.analysis.tokens
     gates = [i for i, t in enumerate(rule) if t in _UNMET]
-    if len(gates) != 1 or not _NEGATING.isdisjoint(tokens):
+    if len(gates) != 1:
         return False
     head = _content_after(rule, gates[0])
     if head is None:
@@ -168,11 +168,12 @@ def floor_passed(part: Part, tokens: Sequence[str]) -> bool:
     With no negation, a permission word, the rule's object, and nothing after the value
     but the rule's own words; "after 20 days" is read as usual.
     """
-    if not is_on("floor_passed") or not _NEGATING.isdisjoint(tokens):
-        return False
+    negated, permits = not _NEGATING.isdisjoint(tokens), not _PERMITTING.isdisjoint(tokens)
+    if not is_on("floor_passed") or negated or not permits:
+        return False  # the sentence alone rules it out (read first: it needs no rule)
     rule = part.analysis
     floors = [v for v in rule.values if v.dimension == "time" and v.kind == "quantity"]
-    if len(floors) != 1 or _PERMITTING.isdisjoint(tokens):
+    if len(floors) != 1:
         return False
     floor = floors[0]
     acts = [stem(t) for t in rule.tokens if stem(t) in OPPOSITE_ACTS]
@@ -268,14 +269,12 @@ def reading_left_open(part: Part, tokens: Sequence[str]) -> bool:
     writing verb, and the sentence says nothing but reading, the rule's own words and a
     permission ("Reading and wiping files in /etc is fine" is read as usual).
     """
-    if not is_on("reading_left_open") or part.parity != 1:
+    if not is_on("reading_left_open") or part.parity != 1 or not _NEGATING.isdisjoint(tokens):
         return False
-    own = {stem(t) for t in part.analysis.tokens}
+    own = frozenset(part.stems)
     if own.isdisjoint(WRITE_VERBS) or not own.isdisjoint(READ_VERBS):
         return False  # "never read or modify ...": reading is banned too
     if not any(stem(t) in READ_VERBS for t in tokens):
-        return False
-    if not _NEGATING.isdisjoint(tokens):
         return False
     words = [stem(t) for t in tokens if any(ch.isalpha() for ch in t) and t not in STOPWORDS]
     return all(w in own or w in READ_VERBS or w in _PERMISSIONS for w in words) and not any(
@@ -305,7 +304,7 @@ def permitted_side(part: Part, analysis: Worded) -> bool:
     sides = [i for i, t in enumerate(tokens) if t in PAST_SLOT or t in INSIDE_SLOT]
     if len(sides) != 1 or restating(tokens, range(len(tokens))):
         return False  # read first: it needs no rule, and most statements stop here
-    own = frozenset(stem(t) for t in part.analysis.tokens)
+    own = frozenset(part.stems)
     past = forbids_past(part)
     at = sides[0]
     if (tokens[at] in PAST_SLOT) == past:

@@ -88,13 +88,16 @@ class Departure:
     sentence: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, eq=False)
 class Statement:
     """Tokens of one sentence (or the rest of one) that may speak about the rule.
 
     `attached` is True when it sits right after a mention of the rule (the next sentence,
     the rest of the copy's own sentence, a cell of the copy's table row), so a bare
     anaphor or an implicit subject refers to the rule.
+
+    Never changed once made. It is not a frozen dataclass because one is made for every
+    topic sentence of a view, and a frozen one pays a call per field it sets.
     """
 
     tokens: tuple[str, ...]
@@ -107,25 +110,23 @@ class Statement:
     # tokens (one set test tells a reader its trigger words are absent), each token's stem,
     # and where an actor undoes something ("the user unpinned"): the places an undone verb
     # can stand.
-    words: frozenset[str] = field(init=False, repr=False, compare=False)
-    stems: tuple[str, ...] = field(init=False, repr=False, compare=False)
-    stem_set: frozenset[str] = field(init=False, repr=False, compare=False)
-    undoing: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    words: frozenset[str] = field(init=False, repr=False)
+    stems: tuple[str, ...] = field(init=False, repr=False)
+    stem_set: frozenset[str] = field(init=False, repr=False)
+    undoing: tuple[int, ...] = field(init=False, repr=False)
     # Where a permission stands (`_permits`): it needs no constraint, so it is found once.
-    permits: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    permits: tuple[int, ...] = field(init=False, repr=False)
     # The `_measure_keys` of its values, and whether one is a bare number ("80"): what a
     # new value of a rule's measure needs (`BINDS`).
-    measures: frozenset[tuple[str, ...]] = field(init=False, repr=False, compare=False)
-    bare_number: bool = field(init=False, repr=False, compare=False)
+    measures: frozenset[tuple[str, ...]] = field(init=False, repr=False)
+    bare_number: bool = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         tokens = self.tokens
-        words = frozenset(tokens)
-        object.__setattr__(self, "words", words)
-        permits = () if _PERMIT.isdisjoint(words) else tuple(_permits(tokens))
-        object.__setattr__(self, "permits", permits)
-        object.__setattr__(self, "stems", tuple(map(stem, tokens)))
-        object.__setattr__(self, "stem_set", frozenset(self.stems))
+        self.words = words = frozenset(tokens)
+        self.permits = () if _PERMIT.isdisjoint(words) else tuple(_permits(tokens))
+        self.stems = stems = tuple(map(stem, tokens))
+        self.stem_set = frozenset(stems)
         undoing: tuple[int, ...] = ()
         # An undone verb follows an actor: with no actor word there is none to look for, and
         # none with no word opening on "un" (one scan of the words led by NUL; a NUL in a
@@ -136,12 +137,14 @@ class Statement:
                 for i in range(1, len(tokens))
                 if _UN.match(tokens[i]) and tokens[i - 1] in _ACTORS
             )
-        object.__setattr__(self, "undoing", undoing)
+        self.undoing = undoing
         values = self.values
-        measures = frozenset(key for v in values for key in _measure_keys(v)) if values else _NONE
-        object.__setattr__(self, "measures", measures)
-        bare = bool(values) and any(v.kind == "number" and not v.unit and not v.per for v in values)
-        object.__setattr__(self, "bare_number", bare)
+        self.measures = (
+            frozenset(key for v in values for key in _measure_keys(v)) if values else _NONE
+        )
+        self.bare_number = bool(values) and any(
+            v.kind == "number" and not v.unit and not v.per for v in values
+        )
 
 
 _NONE: frozenset[tuple[str, ...]] = frozenset()
@@ -900,7 +903,11 @@ def _permission_found(r: _Read, permits: Sequence[int]) -> Departure | None:
     # Each test below needs a reference, a mention, a value or the copy's own line: the
     # statements with none of them (most of those read) are left after these set tests.
     if r.refs or r.mentions or r.st.implicit:
-        against = [i for i, t in enumerate(tokens) if t in _AGAINST and stem(t) not in r.own]
+        against = (
+            []
+            if _AGAINST.isdisjoint(r.words)
+            else [i for i, t in enumerate(tokens) if t in _AGAINST and stem(t) not in r.own]
+        )
         at = _has_phrase(tokens, _AGAINST_PHRASES)
         if at is not None:
             against.append(at)
@@ -943,6 +950,8 @@ def _ending_permitted(r: _Read, permits: Sequence[int]) -> Departure | None:
     if not (r.st.attached or r.st.implicit) or not is_on("ending_permitted"):
         return None
     ending = _ending_acts(r.part)
+    if ending.isdisjoint(r.st.stem_set):
+        return None  # no act that ends what the rule keeps
     tokens, stems = r.st.tokens, r.st.stems
     acts = [i for i, word in enumerate(stems) if word in ending and not _negated_at(tokens, i)]
     acts = [i for i in acts if _near(r.st, permits, i)]
@@ -960,6 +969,13 @@ def _ending_permitted(r: _Read, permits: Sequence[int]) -> Departure | None:
 
 def _ending_acts(part: Part) -> frozenset[str]:
     """Return the acts that end what a rule keeps for a time ("delete" for "keep ... 30 days")."""
+    return _ENDING_ACTS.get(part, _part_ending_acts)
+
+
+_ENDING_ACTS: IdentityMemo[Part, frozenset[str]] = IdentityMemo(_PART_WORDS_LIMIT)
+
+
+def _part_ending_acts(part: Part) -> frozenset[str]:
     analysis = part.analysis
     if part.parity or not any(v.dimension == "time" for v in analysis.values):
         return frozenset()
@@ -1869,13 +1885,8 @@ def _value(r: _Read) -> Departure | None:  # noqa: PLR0911 (one return per bindi
         return _hit("later_value", None, "a second bound of the rule's slot", r.st)
     if _reported(tokens):
         return None
-    slots = _slots(r.part)
-    targets = {i for i, token in enumerate(tokens) if token in _TARGETS}
-    # "GitHub rate: ... The rate is now 80": an aspect noun may name the rule, or a reading.
-    aspects = {i for i, t in enumerate(tokens) if r.st.attached and stem(t) in _VALUE_ASPECTS}
-    subjects = sorted(
-        nouns | targets | aspects | {m for m in r.mentions if stem(tokens[m]) in slots}
-    )
+    aspects = _aspects(r)
+    subjects = sorted(nouns | _targets(r) | aspects | _slot_mentions(r))
     for value in new:
         before = [s for s in subjects if 0 < value.start - s <= _REACH]
         if not before:
@@ -1888,6 +1899,29 @@ def _value(r: _Read) -> Departure | None:  # noqa: PLR0911 (one return per bindi
         if before[-1] in aspects and "now" in between:
             return _hit("later_value", None, f"{value.surface} may be the rule's new value", r.st)
     return _subject_value(r) or _subject_bound(r) or _remark_value(r)
+
+
+def _targets(r: _Read) -> set[int]:
+    """Return where a target noun stands ("the window", "the threshold")."""
+    if _TARGETS.isdisjoint(r.words):
+        return set()
+    return {i for i, token in enumerate(r.st.tokens) if token in _TARGETS}
+
+
+def _aspects(r: _Read) -> set[int]:
+    """Return where an aspect noun stands next to a mention ("The rate is now 80").
+
+    It may name the rule, or a reading.
+    """
+    if not r.st.attached or _VALUE_ASPECTS.isdisjoint(r.st.stem_set):
+        return set()
+    return {i for i, word in enumerate(r.st.stems) if word in _VALUE_ASPECTS}
+
+
+def _slot_mentions(r: _Read) -> set[int]:
+    """Return where the statement names a word that holds the rule's values (`_slots`)."""
+    slots, stems = _slots(r.part), r.st.stems
+    return {m for m in r.mentions if stems[m] in slots}
 
 
 def _subject_value(r: _Read) -> Departure | None:
@@ -2091,8 +2125,16 @@ def _slots(part: Part) -> frozenset[str]:
     """Return the words that hold the part's values: the content before each in its clause.
 
     "Crash-free sessions must stay above 99.5%": "rollout is at 20%" is about another
-    thing, even though "rollout" is a word of the rule.
+    thing, even though "rollout" is a word of the rule. Worked out once per part (and
+    switch setting), not once per statement read.
     """
+    return _SLOTS.get(part, _slot_words, is_on("light_slot"))
+
+
+_SLOTS: IdentityMemo[Part, frozenset[str]] = IdentityMemo(_PART_WORDS_LIMIT)
+
+
+def _slot_words(part: Part) -> frozenset[str]:
     analysis = part.analysis
     words: set[str] = set()
     for value in analysis.values:
@@ -2642,8 +2684,20 @@ def topic_sentences(part: Part, index: ViewIndex, skip: frozenset[int]) -> list[
     on how many; and the sentence after each of them or after a copy (an anaphor there
     refers to the rule).
     """
+    return sorted(_topic_map(part, index, skip)[0].items())
+
+
+def _topic_map(
+    part: Part, index: ViewIndex, skip: frozenset[int]
+) -> tuple[dict[int, bool], set[int]]:
+    """Return `topic_sentences` as {sentence id: attached}, and the mentions they came from.
+
+    The mentions (the sentences sharing the part's topic keys) are where the anaphor walk
+    of `_remote_departure` starts, so they are found once for both.
+    """
     shared = index.sharing(_part_keys(part, _topic_keys), part.probes)
     found: dict[int, bool] = {sid: False for sid in shared if sid not in skip}
+    # In id order: in a probed site the next sentence is cut, and numbered, when first met.
     for sid in sorted(shared | skip):
         nxt = index.next_id(sid)
         if nxt is not None and nxt not in skip:
@@ -2653,7 +2707,7 @@ def topic_sentences(part: Part, index: ViewIndex, skip: frozenset[int]) -> list[
     for sid in index.sharing(_part_keys(part, _slot_keys), ()):
         if sid not in skip:
             found.setdefault(sid, False)
-    return sorted(found.items())
+    return found, shared
 
 
 def _slot_keys(part: Part) -> frozenset[str]:
@@ -2744,7 +2798,8 @@ def _topic_departure(
     topics = _topics_of(index)
     applying = applicable(part)
     after_copy = {index.next_id(sid) for sid in skip}
-    for sid, attached in topic_sentences(part, index, skip):
+    found, shared = _topic_map(part, index, skip)
+    for sid, attached in sorted(found.items()):
         topic = topics.get(sid) or topics.read(sid)
         readers = topic.applying(applying) if topic.readers else ()
         # "Daily spend stays under $500. Scrapped.": a remark with no subject of its own
@@ -2766,13 +2821,13 @@ def _topic_departure(
             and any(index.same_line(sid, s) for s in skip)
         )
         statement = topic.statement(attached=attached, implicit=implicit)
-        found = departure_in_clause(part, statement, readers)
-        if found is not None and found.kind is not None:
-            return found
-        unnamed = unnamed or found or _bare_departure(topic, attached=attached)
+        departure = departure_in_clause(part, statement, readers)
+        if departure is not None and departure.kind is not None:
+            return departure
+        unnamed = unnamed or departure or _bare_departure(topic, attached=attached)
         if unnamed is None and remark:
             unnamed = _remark_departure(topic)
-    return unnamed or _remote_departure(part, index, skip)
+    return unnamed or _remote_departure(part, index, skip, shared)
 
 
 # Words a remark with no subject of its own opens with: "Not anymore.", "Or not.", "Until
@@ -2857,22 +2912,24 @@ def _bare_departure(topic: _Topic, *, attached: bool) -> Departure | None:
     return Departure(None, "anaphor_reach", "the anaphor is permitted", topic.wording.text)
 
 
-def _remote_departure(part: Part, index: ViewIndex, skip: frozenset[int]) -> Departure | None:
+def _remote_departure(
+    part: Part, index: ViewIndex, skip: frozenset[int], shared: set[int]
+) -> Departure | None:
     """Read the anaphors a sentence or more past a mention, with no nearer antecedent.
 
     "Keep replies under 200 words. Lunch was ordered. Going over that is fine.": the
     sentence between offers nothing "that" could point to in the rule's stead (no value,
     no force, no rule noun), so "that" may well be the cap. Such a sentence is read as
     attached to the rule; what it departs with is unverifiable, not named, since the
-    anaphor may point elsewhere. Every mention is walked from, with no cap on how many.
+    anaphor may point elsewhere. Every mention (`shared`, the sentences sharing the
+    part's topic keys, and the copies in `skip`) is walked from, with no cap on how many.
     """
     if not is_on("anaphor_reach"):
         return None
-    mentions = index.sharing(_part_keys(part, _topic_keys), part.probes) | skip
     topics = _topics_of(index)
-    for sid in sorted(_anaphors_beyond(index, mentions) - skip):
+    for sid in sorted(_anaphors_beyond(index, shared | skip) - skip):
         topic = topics.get(sid) or topics.read(sid)
-        if not topic.readers and not _bare_permission(topic.wording.tokens):
+        if not topic.readers and not topic.bare_permission:
             continue
         statement = topic.statement(attached=True, implicit=False)
         found = departure_in_clause(part, statement, topic.readers) if topic.readers else None

@@ -382,12 +382,13 @@ def _firsts(
 
     A phrase stands in a statement only if all its words do, its key word among them;
     first words are often common ("is", "on", "no") and key words seldom are, so the
-    key words tell most statements without the phrase apart in one set test.
+    key words tell most statements without the phrase apart in one set test. Of words
+    as long, the last is the key: "are off", "was only" close on the rarer word.
     """
     found: dict[str, list[tuple[str, ...]]] = {}
     for phrase in phrases:
         found.setdefault(phrase[0], []).append(phrase)
-    keys = frozenset(max(phrase, key=len) for phrase in phrases)
+    keys = frozenset(max(reversed(phrase), key=len) for phrase in phrases)
     return {first: tuple(group) for first, group in found.items()}, keys
 
 
@@ -724,7 +725,7 @@ class _Read:
     (no new value of the rule's dimension, no "only" in the rule), and never ask.
     """
 
-    __slots__ = ("_mentions", "_refs", "facts", "own", "part", "st", "words")
+    __slots__ = ("_mentions", "_new", "_refs", "facts", "own", "part", "st", "words")
 
     def __init__(self, facts: _Facts, st: Statement) -> None:
         self.facts = facts
@@ -736,6 +737,7 @@ class _Read:
         self.words = st.words
         self._refs: list[int] | None = None
         self._mentions: list[int] | None = None
+        self._new: frozenset[int] | None = None
 
     @property
     def refs(self) -> list[int]:
@@ -750,6 +752,23 @@ class _Read:
         if self._mentions is None:
             self._mentions = _mentions(self.facts, self.st)
         return self._mentions
+
+    def is_new(self, value: Value) -> bool:
+        """Tell whether one of the statement's values is a `_new_value` of the rule.
+
+        Several readers ask it of the same values, so each is worked out once (kept by
+        the value's identity: the statement holds its values while it is read). None is
+        new when no value of the statement measures what one of the rule's does: their
+        `_measure_keys` meet whenever two values are comparable in the same unit.
+        """
+        if self._new is None:
+            st, part = self.st, self.part
+            self._new = (
+                frozenset()
+                if self.facts.measures.isdisjoint(st.measures)
+                else frozenset(id(v) for v in st.values if _new_value(part, v))
+            )
+        return id(value) in self._new
 
 
 def _hit(rule: str, kind: Kind | None, why: str, statement: Statement) -> Departure:
@@ -961,7 +980,7 @@ def _ending_permitted(r: _Read, permits: Sequence[int]) -> Departure | None:
     held = not _HELD_LEADS.isdisjoint(tokens) and _ANY_TIME.isdisjoint(tokens)
     if held and _after_its_time(tokens):
         return None  # "After that they can be deleted": once the rule's time is over
-    if held and any(_new_value(r.part, v) or own_value(r.part, v) for v in r.st.values):
+    if held and any(r.is_new(v) or own_value(r.part, v) for v in r.st.values):
         return None  # "can be deleted after 20 days": a value of the rule, read as one
     kind = None if held or _hypothetical(tokens) else _permit_kind(r)
     return _hit("later_permission", kind, f"{tokens[acts[0]]!r} ends what the rule keeps", r.st)
@@ -1011,14 +1030,14 @@ def _value_permitted(r: _Read, permits: Sequence[int]) -> Departure | None:
         return None
     accepting = [p for p in permits if r.st.tokens[p] in _ACCEPTING]
     if r.st.attached or r.st.implicit:
-        other = [v.start for v in r.st.values if _new_value(r.part, v)]
+        other = [v.start for v in r.st.values if r.is_new(v)]
         if any(_near(r.st, other, p) for p in accepting):
             why = "another value of the rule is permitted"
             return _hit("later_permission", _permit_kind(r), why, r.st)
         return None
     # Away from the copy, "400 words is OK" may be about another thing measured in words:
     # never a certification, never a named kind.
-    other = [v.start for v in r.st.values if _new_value(r.part, v) and _measured(v)]
+    other = [v.start for v in r.st.values if r.is_new(v) and _measured(v)]
     if any(_near(r.st, other, p) for p in accepting):
         return _hit("later_permission", None, "another value of the rule's unit is permitted", r.st)
     return None
@@ -1045,7 +1064,7 @@ def _permitted_reach(r: _Read, permits: Sequence[int]) -> Departure | None:
             continue
         for value in r.st.values:
             gap = tokens[verb + 1 : value.start]
-            if value.start <= verb or len(gap) > _LEAD_WORDS or not _new_value(r.part, value):
+            if value.start <= verb or len(gap) > _LEAD_WORDS or not r.is_new(value):
                 continue
             if clauses and clauses[value.start] != clauses[permit]:
                 continue
@@ -1724,7 +1743,7 @@ def _change(r: _Read) -> Departure | None:
             continue
         if not _near(r.st, r.refs, position) and not _STATE.isdisjoint(r.words):
             continue  # "partitioning cut the typical scan to 6 GB" reports a measurement
-        new = [v for v in r.st.values if _new_value(r.part, v)]
+        new = [v for v in r.st.values if r.is_new(v)]
         if new or (token in _RELATIVE and _near(r.st, r.refs, position)):
             return _hit("later_change", Kind.MUTATED, f"{token!r} changes the rule's value", r.st)
         if _near(r.st, r.refs, position):
@@ -1764,17 +1783,17 @@ def _aspect_changed(r: _Read, changing: frozenset[int]) -> Departure | None:
     """
     if not r.st.attached or not is_on("aspect_changed"):
         return None
+    if _VALUE_ASPECTS.isdisjoint(r.st.stem_set):
+        return None
     tokens = r.st.tokens
     aspects = [i for i, word in enumerate(r.st.stems) if word in _VALUE_ASPECTS]
-    if not aspects:
-        return None
     for position, token in enumerate(tokens):
         if (token not in _CHANGE and position not in changing) or _negated_at(tokens, position):
             continue
         if not _near(r.st, aspects, position):
             continue
         if any(
-            v.start > position and tokens[v.start - 1] == "to" and _new_value(r.part, v)
+            v.start > position and tokens[v.start - 1] == "to" and r.is_new(v)
             for v in r.st.values
         ):
             return _hit("later_change", None, f"{token!r} changes the rule's aspect", r.st)
@@ -1802,7 +1821,7 @@ def _implicit_change(r: _Read) -> Departure | None:
         new = [
             v
             for v in r.st.values
-            if v.start > position and _new_value(r.part, v) and tokens[v.start - 1] != "from"
+            if v.start > position and r.is_new(v) and tokens[v.start - 1] != "from"
         ]
         if new or token in _RELATIVE:
             return _hit("later_change", Kind.MUTATED, f"{token!r} changes the copy's value", r.st)
@@ -1825,14 +1844,16 @@ def _target_changed(r: _Read) -> Departure | None:
     The noun may name another window or range than the rule's, so the tier cannot name
     the change; a new value of the rule's dimension keeps it from certifying.
     """
+    if _TARGETS.isdisjoint(r.words):
+        return None
     tokens = r.st.tokens
     targets = [i for i, t in enumerate(tokens) if t in _TARGETS]
     new = [
         v
         for v in r.st.values
-        if _new_value(r.part, v) or any(_new_value(r.part, end) for end in v.ends)
+        if r.is_new(v) or any(_new_value(r.part, end) for end in v.ends)
     ]
-    if not targets or not new:
+    if not new:
         return None
     for position, token in enumerate(tokens):
         changed = token in _CHANGE and not _negated_at(tokens, position)
@@ -1871,7 +1892,7 @@ def _same_unit(left: Value, right: Value) -> bool:
 def _value(r: _Read) -> Departure | None:  # noqa: PLR0911 (one return per binding)
     """Find a value of the rule's dimension bound to its subject ("the cap is $2,000")."""
     tokens = r.st.tokens
-    new = [v for v in r.st.values if _new_value(r.part, v) or _bare_new(r.part, v)]
+    new = [v for v in r.st.values if r.is_new(v) or _bare_new(r.part, v)]
     if not new:
         return None
     # A bare pronoun with a value is a measurement ("it is 190 ms"); a rule noun is the rule.
@@ -1946,7 +1967,7 @@ def _subject_value(r: _Read) -> Departure | None:
         return None
     tokens = r.st.tokens
     for value in r.st.values:
-        if not (_new_value(r.part, value) and _measured(value)):
+        if not (r.is_new(value) and _measured(value)):
             continue
         if not value.start or tokens[value.start - 1] not in _TREATMENT_LEADS:
             continue  # "is 190 ms", "started at 02:10", "older than 400 days": a reading
@@ -1995,7 +2016,7 @@ def _subject_bound(r: _Read) -> Departure | None:
         if word in slots and not _governed(tokens, i) and not _heads_another(r, i)
     ]
     for value in r.st.values:
-        if not subject or not (_new_value(r.part, value) and _measured(value)):
+        if not subject or not (r.is_new(value) and _measured(value)):
             continue
         held = [s for s in subject if 0 < value.start - s <= 2 * _REACH]
         if not held or not _same_clause(r.st, held, value.start):

@@ -257,7 +257,7 @@ def _aged(tokens: Sequence[str], value: Value) -> bool:
 def _content_after(tokens: Sequence[str], at: int) -> int | None:
     """Return the first word after `at` past determiners ("without a review": "review")."""
     for index in range(at + 1, min(len(tokens), at + 3)):
-        if tokens[index] not in _DETERMINERS:
+        if tokens[index] not in _ARTICLES:
             return index
     return None
 
@@ -285,7 +285,7 @@ def reading_left_open(part: Part, tokens: Sequence[str]) -> bool:
 _PERMISSIONS = frozenset(stem(t) for t in _words("fine ok okay allowed permitted acceptable free"))
 _UNMET = _words("without unless")
 _MET = _words("after with once following upon")
-_DETERMINERS = _words("a an the any its their")
+_ARTICLES = _words("a an the any its their")  # what `_content_after` passes over
 _NEGATING = _words("not never no cannot can't won't mustn't without unless nobody nothing")
 
 

@@ -68,21 +68,20 @@ def afterthoughts(ctx: _Facts) -> list[tuple[Counter[Modality], str]]:
     """
     # A clause without force words says nothing here: only clauses with marks are read.
     region = ctx.al.region
-    found = [
-        (tokens, "same sentence")
-        for clause, tokens in ctx.facts.marked_groups.items()
-        if clause not in region
-    ]
+    marked = []
+    for clause, tokens in ctx.facts.marked_groups.items():
+        classes = _referring_marks(ctx, tokens) if clause not in region else None
+        if classes:
+            marked.append((classes, "same sentence"))
     _, heading = ctx.facts.surroundings()
     for after, clauses in ctx.facts.following_groups:
-        if permitted_side(ctx.part, after):
-            continue  # "Deploys are fine outside that window" after a forbidden window
-        found.extend((tokens, "next sentence") for tokens in clauses)
-    marked = []
-    for tokens, where in found:
-        classes = _referring_marks(ctx, tokens)
-        if classes:
-            marked.append((classes, where))
+        # Each clause is read first and the sentence's side tested only when one of them
+        # points back: `permitted_side` only ever drops clauses, so a sentence none of
+        # whose clauses refers to the rule adds nothing either way.
+        read = [classes for tokens in clauses if (classes := _referring_marks(ctx, tokens))]
+        if read and not permitted_side(ctx.part, after):
+            # "Deploys are fine outside that window" after a forbidden window is dropped.
+            marked.extend((classes, "next sentence") for classes in read)
     if heading is not None:
         classes = _heading_marks(heading)
         if classes:

@@ -1303,7 +1303,15 @@ def _kept_elsewhere(ctx: Context, missing: Sequence[str]) -> bool:
 
 
 def _replaced_value(ctx: Context) -> bool:
+    """Tell whether an extra value of the region is comparable to a missing one.
+
+    The extra values are some of the region's values, so when no region value at all is
+    comparable to a missing one, none of them is: that is read first, and the extra values
+    (each region value equalled against every rule value) are worked out only past it.
+    """
     lost = missing_values(ctx)
+    if not any(comparable(v, f) for v in lost for f in ctx.region_values):
+        return False
     return any(comparable(v, f) for v in lost for f in extra_values(ctx))
 
 
@@ -1315,11 +1323,12 @@ def _replaced(ctx: Context) -> bool:
     """
     if _replaced_value(ctx):
         return True
+    if not _missing_identifiers(ctx):
+        return False
+    # The region's names are the window's names (`Sentences.names`) in the region's clauses.
     own = _words_of(ctx.part).tokens
-    tokens = ctx.win.tokens
-    return bool(_missing_identifiers(ctx)) and any(
-        is_name(tokens[i]) and tokens[i] not in own for i in ctx.region_tokens
-    )
+    clauses, region = ctx.win.clauses, ctx.al.region
+    return any(token not in own and clauses[i] in region for i, token in ctx.facts.names)
 
 
 def _copy_without_force(ctx: Context) -> bool:
@@ -1431,7 +1440,7 @@ def _missing_identifiers(ctx: Context) -> list[str]:
 
 
 def _rest_coverage(ctx: Context, ids: list[str]) -> float:
-    lost = sum(3.0 for _ in ids)
+    lost = 3.0 * len(ids)
     return (ctx.al.coverage * ctx.part.total) / max(ctx.part.total - lost, 1.0)
 
 

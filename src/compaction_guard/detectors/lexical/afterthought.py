@@ -36,6 +36,9 @@ class _Sentences(Protocol):
         self,
     ) -> tuple[tuple[Analysis, tuple[list[tuple[Analysis, int]], ...]], ...]: ...
     def surroundings(self) -> tuple[tuple[Analysis, ...], Analysis | None]: ...
+    def glance(self) -> tuple[tuple[tuple[str, ...], ...], Analysis | None]: ...
+    @property
+    def marked_following(self) -> bool: ...
 
 
 class _Facts(Protocol):
@@ -73,8 +76,9 @@ def afterthoughts(ctx: _Facts) -> list[tuple[Counter[Modality], str]]:
         classes = _referring_marks(ctx, tokens) if clause not in region else None
         if classes:
             marked.append((classes, "same sentence"))
-    _, heading = ctx.facts.surroundings()
-    for after, clauses in ctx.facts.following_groups:
+    _, heading = ctx.facts.glance()
+    # Next sentences without a force word hold no clause to read: they are not analysed.
+    for after, clauses in ctx.facts.following_groups if ctx.facts.marked_following else ():
         # Each clause is read first and the sentence's side tested only when one of them
         # points back: `permitted_side` only ever drops clauses, so a sentence none of
         # whose clauses refers to the rule adds nothing either way.

@@ -37,6 +37,7 @@ from compaction_guard.detectors.lexical.lexicon import (
     SUBORDINATORS,
     WRITE_VERBS,
 )
+from compaction_guard.detectors.lexical.marks import find_modality
 from compaction_guard.detectors.lexical.modality import NEGATIVE, STRONG, Mark, Modality
 from compaction_guard.detectors.lexical.restate import (
     GATES,
@@ -67,6 +68,7 @@ __all__ = [
     "STRONG_COVERAGE",
     "TOPIC_COVERAGE",
     "Context",
+    "Glance",
     "Reading",
     "Region",
     "Sentences",
@@ -128,6 +130,8 @@ def _alone() -> tuple[tuple[Analysis, ...], Analysis | None]:
 
 
 Surroundings = tuple[tuple["Analysis", ...], "Analysis | None"]
+# The tokens of the sentences after a window, not analysed, and the heading over it.
+Glance = tuple[tuple[tuple[str, ...], ...], "Analysis | None"]
 Clause = list[tuple["Analysis", int]]  # one clause's words as (analysis, position) pairs
 
 
@@ -138,12 +142,20 @@ class Sentences:
     `detector._read` keeps one per window in the view's memo, so every constraint of a
     view reads one set of these facts, and they die with the view. `surroundings`
     returns, on demand, the sentences after the window (up to two) and the heading over
-    it: only a window that speaks about a rule needs to read them.
+    it: only a window that speaks about a rule needs to read them. `glance` gives those
+    sentences' tokens alone (from `ahead`), which tell whether any of them has a force
+    word (`marked_following`) before one is analysed.
     """
 
-    def __init__(self, analysis: Analysis, around: Callable[[], Surroundings] = _alone) -> None:
+    def __init__(
+        self,
+        analysis: Analysis,
+        around: Callable[[], Surroundings] = _alone,
+        ahead: Callable[[], Glance] | None = None,
+    ) -> None:
         self.analysis = analysis
         self._around = around
+        self._ahead = ahead
         self._regions: dict[frozenset[int], Region] = {}
         self._derived: dict[Callable[[Analysis], object], object] = {}
 
@@ -164,6 +176,32 @@ class Sentences:
     @functools.cached_property
     def _surrounding(self) -> Surroundings:
         return self._around()
+
+    def glance(self) -> Glance:
+        """Return the tokens of the sentences after the window and the heading over it."""
+        return self._glance
+
+    @functools.cached_property
+    def _glance(self) -> Glance:
+        if self._ahead is None or "_surrounding" in self.__dict__:
+            following, heading = self.surroundings()
+            return tuple(after.tokens for after in following), heading
+        return self._ahead()
+
+    @functools.cached_property
+    def marked_following(self) -> bool:
+        """Whether a sentence after the window holds a force word (`following_groups`).
+
+        Read from the tokens alone when they are not analysed yet: an analysis's marks
+        are the modality reading of its tokens, each recast by its frame one for one
+        (`text.analyse`, `frame.reframe`), so there are marks exactly when that reading
+        finds one, and a window none of whose next sentences has one need not analyse them.
+        """
+        if "_surrounding" in self.__dict__:
+            return any(after.marks for after in self._surrounding[0])
+        following, _ = self.glance()
+        named_back = is_on("bound_named_back")
+        return any(find_modality(list(tokens), named_back=named_back) for tokens in following)
 
     @functools.cached_property
     def members(self) -> dict[int, list[int]]:

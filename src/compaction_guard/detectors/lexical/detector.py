@@ -23,7 +23,8 @@ from compaction_guard.detectors.lexical.world import Departure, closed_world
 from compaction_guard.taxonomy import CERTIFYING_KINDS, Kind, Site, severity_rank
 
 if TYPE_CHECKING:
-    from compaction_guard.detectors.lexical.context import Surroundings
+    from compaction_guard.detectors.lexical.context import Glance, Surroundings
+    from compaction_guard.detectors.lexical.index import Sentence
     from compaction_guard.detectors.lexical.text import Analysis
     from compaction_guard.invariant import Invariant
     from compaction_guard.view import SummaryView
@@ -199,14 +200,22 @@ def _window(index: ViewIndex, sids: tuple[int, ...]) -> Window:
     """Build the window of `sids`, once per view: every part reads the same one."""
     sentences = [index.sentences[sid] for sid in sids]
 
-    def surroundings() -> Surroundings:
-        after: list[Analysis] = []
+    def nearby() -> tuple[list[Sentence], Analysis | None]:
+        after: list[Sentence] = []
         nxt = index.next_id(sids[-1])
         while nxt is not None and len(after) < _AFTER:
-            after.append(index.sentences[nxt].analysed())
+            after.append(index.sentences[nxt])
             nxt = index.next_id(nxt)
         heading = index.heading_of(sids[0])
-        return tuple(after), None if heading is None else index.sentences[heading].analysed()
+        return after, None if heading is None else index.sentences[heading].analysed()
+
+    def surroundings() -> Surroundings:
+        after, heading = nearby()
+        return tuple(s.analysed() for s in after), heading
+
+    def glance() -> Glance:
+        after, heading = nearby()
+        return tuple(s.worded().tokens for s in after), heading
 
     analysis = (
         sentences[0].analysed()
@@ -217,7 +226,7 @@ def _window(index: ViewIndex, sids: tuple[int, ...]) -> Window:
         analysis=analysis,
         site=sentences[0].site,
         tool=any(s.tool for s in sentences),
-        facts=Sentences(analysis, surroundings),
+        facts=Sentences(analysis, surroundings, glance),
         sids=sids,
     )
 

@@ -41,6 +41,7 @@ from compaction_guard.detectors.lexical.lexicon import (
     WRITE_VERBS,
     concept,
 )
+from compaction_guard.detectors.lexical.memo import IdentityMemo
 from compaction_guard.detectors.lexical.modality import FORCE, NEGATIVE, STRONG, Mark, Modality
 from compaction_guard.detectors.lexical.switches import is_on
 from compaction_guard.detectors.lexical.text import ID, Analysis, analyse, lexical_form, token_key
@@ -57,7 +58,7 @@ __all__ = [
     "align",
     "closing_bounds",
     "each_nouns",
-    "initials",
+    "file_words",
     "parts_of",
     "region_marks",
 ]
@@ -102,6 +103,9 @@ class Part:
     named: frozenset[int] = frozenset()  # content positions keyed as identifiers (`ID`)
     identifiers: tuple[int, ...] = ()  # content positions of strict identifiers, in order
     weight_at: dict[int, float] = field(default_factory=dict)  # content position -> weight
+    # Whether some content word may sit in a window other than as its own key
+    # (`_indirect`: a read-only rule, a hyphenated word); else `_found` reads keys alone.
+    indirect: bool = False
 
 
 @functools.lru_cache(maxsize=4096)
@@ -177,6 +181,7 @@ def _part(text: str) -> Part:
         identifiers=tuple(i for i in content if is_identifier(analysis.tokens[i])),
         named=frozenset(i for i in content if analysis.keys[i].startswith(ID)),  # type: ignore[union-attr]
         weight_at=dict(zip(content, weights, strict=True)),
+        indirect=any(analysis.keys[i] == "~readonly" or "-" in analysis.tokens[i] for i in content),
     )
 
 
@@ -262,7 +267,7 @@ class _Sentences(Protocol):
     """What the alignment reads of a window's sentences whatever the part (`context.Sentences`)."""
 
     @property
-    def by_initial(self) -> dict[str, tuple[str, ...]]: ...
+    def filed(self) -> FiledWords: ...
     @property
     def members(self) -> dict[int, list[int]]: ...
     @property
@@ -300,7 +305,11 @@ def align(
             free = [p for p in positions if p not in covered or (width == 0 and p in compounds)]
         if not free:
             continue
-        position, in_order = _choose(free, window, facts, core, last)
+        if len(free) == 1:
+            position = free[0]  # what `_choose` gives for one
+            in_order = position > last
+        else:
+            position, in_order = _choose(free, window, facts, core, last)
         inversions += 0 if in_order else 1
         last = max(last, position)
         matches[index] = position
@@ -320,10 +329,8 @@ def align(
     topic = _topic(part, window, matches, span)
     found_keys = {keys[i] for i in matches}
     # A part that says one thing twice ("calls ... requests") is complete when the
-    # window says it once.
-    complete = all(
-        i in matches or _may_go_unsaid(part, i) or keys[i] in found_keys for i in part.content
-    )
+    # window says it once: every key that may not go unsaid is found (`_required`).
+    complete = _required(part) <= found_keys
     return Alignment(
         matches=matches,
         covered=frozenset(covered),
@@ -359,14 +366,38 @@ def _may_go_unsaid(part: Part, index: int) -> bool:
     return not is_on("generic_verb") and part.analysis.keys[index] in GENERIC
 
 
+def _required(part: Part) -> frozenset[str | None]:
+    """Return the keys of the part's words that may not go unsaid (`_may_go_unsaid`).
+
+    A matched word's key is found by definition, so an alignment is complete exactly
+    when every one of these keys is found. Worked out once per part and switch state.
+    """
+    return _REQUIRED.get(part, _required_keys, tag=is_on("generic_verb"))
+
+
+def _required_keys(part: Part) -> frozenset[str | None]:
+    keys = part.analysis.keys
+    return frozenset(keys[i] for i in part.content if not _may_go_unsaid(part, i))
+
+
+_REQUIRED: IdentityMemo[Part, frozenset[str | None]] = IdentityMemo(8192)
+
+
 def _found(
     part: Part, window: Analysis, span: tuple[int, int] | None
 ) -> dict[int, tuple[list[int], int]]:
-    """Return where each content word of the part could sit in the window."""
-    tokens = part.analysis.tokens
+    """Return where each content word of the part could sit in the window.
+
+    Most parts and windows need only the keys themselves: with no span, no hyphenated
+    word in the window (`compounds`) and no content word of the part that `_indirect`
+    could find another way (`Part.indirect`), a word sits exactly where its key does.
+    """
     where = window.positions
-    found: dict[int, tuple[list[int], int]] = {}
     compounds = window.compounds
+    if span is None and not compounds and not part.indirect:
+        return {index: (where[key], 1) for index, key in part.keyed if key in where}
+    tokens = part.analysis.tokens
+    found: dict[int, tuple[list[int], int]] = {}
     for index, key in part.keyed:
         direct = where.get(key)
         if direct and span is None:
@@ -460,10 +491,11 @@ def _sibling_possible(part: Part, window: _Sentences) -> bool:
     no verb of an act to add matches (`acts`), the alignment only matches found words,
     so it has fewer than two keys, no name and under half the weight, and `_is_trace`
     then passes only on a sibling of an unmatched name. Every name against every word
-    is a superset of that, so a window this rejects would have been no trace.
+    that may be its sibling (`sibling_candidates`) is a superset of that, so a window
+    this rejects would have been no trace.
     """
     tokens = part.analysis.tokens
-    filed = window.by_initial
+    filed = window.filed
     return any(
         are_siblings(tokens[i], word)
         for i in part.names
@@ -471,42 +503,73 @@ def _sibling_possible(part: Part, window: _Sentences) -> bool:
     )
 
 
-def sibling_candidates(name: str, by_initial: dict[str, tuple[str, ...]]) -> list[str]:
-    """Return the words of a window (`initials`) that may be siblings of `name`.
-
-    Siblings extend one another, so they start alike, or share their first part
-    (`anchors.are_siblings`), whose first letters then agree: every sibling is among the
-    words filed under the name's first character or its first part's (and an empty word,
-    which every name extends). A word under both comes once.
-    """
-    first = name[:1]
-    found = list(by_initial.get(first, ())) + list(by_initial.get("", ()) if first else ())
-    parts = identifier_parts(name)
-    if parts and parts[0][0] != first:
-        found.extend(w for w in by_initial.get(parts[0][0], ()) if w not in found)
-    return found
+@functools.lru_cache(maxsize=65536)
+def _prefixes(name: str) -> frozenset[str]:
+    """Return the strings that `name` extends (itself excluded), kept per name token."""
+    return frozenset(name[:end] for end in range(len(name)))
 
 
-def initials(words: frozenset[str]) -> dict[str, tuple[str, ...]]:
-    """File each word under its first character and its first part's (`sibling_candidates`)."""
-    filed: dict[str, list[str]] = {}
+@dataclass(frozen=True, slots=True)
+class FiledWords:
+    """A window's distinct words, filed so that the siblings of a name are looked up."""
+
+    words: frozenset[str]
+    ordered: tuple[str, ...]  # the words, sorted: those extending a name follow it
+    by_head: dict[str, tuple[str, ...]]  # the words by their first part (`identifier_parts`)
+
+
+def file_words(words: frozenset[str]) -> FiledWords:
+    """File a window's distinct words for `sibling_candidates`."""
+    by_head: dict[str, list[str]] = {}
     for word in words:
         parts = identifier_parts(word)
-        for initial in {word[:1], parts[0][0] if parts else word[:1]}:
-            filed.setdefault(initial, []).append(word)
-    return {initial: tuple(found) for initial, found in filed.items()}
+        if parts:
+            by_head.setdefault(parts[0], []).append(word)
+    return FiledWords(
+        words, tuple(sorted(words)), {head: tuple(found) for head, found in by_head.items()}
+    )
+
+
+def sibling_candidates(name: str, filed: FiledWords) -> list[str]:
+    """Return the words of a window (`file_words`) that may be siblings of `name`.
+
+    Siblings extend or truncate one another, or share their first part
+    (`anchors.are_siblings`): every sibling is a prefix of the name (looked up, one per
+    length), a word that extends it (next to it in sorted order), or a word filed
+    under the name's first part. A word may come more than once.
+    """
+    found = list(_prefixes(name) & filed.words)
+    ordered = filed.ordered
+    at = bisect.bisect_left(ordered, name)
+    while at < len(ordered) and ordered[at].startswith(name):
+        found.append(ordered[at])
+        at += 1
+    parts = identifier_parts(name)
+    if parts:
+        found.extend(filed.by_head.get(parts[0], ()))
+    return found
 
 
 def _core_clause(
     window: Analysis, found: dict[int, tuple[list[int], int]], keys: tuple[str | None, ...]
 ) -> int:
+    """Return the clause holding the most distinct found keys, the first of equals; -1 if none."""
+    clauses = window.clauses
     per_clause: dict[int, set[str | None]] = {}
     for index, (positions, _) in found.items():
+        key = keys[index]
         for position in positions:
-            per_clause.setdefault(window.clauses[position], set()).add(keys[index])
-    if not per_clause:
-        return -1
-    return max(per_clause, key=lambda clause: (len(per_clause[clause]), -clause))
+            clause = clauses[position]
+            held = per_clause.get(clause)
+            if held is None:
+                per_clause[clause] = {key}
+            else:
+                held.add(key)
+    best, most = -1, 0
+    for clause, held in per_clause.items():
+        if len(held) > most or (len(held) == most and clause < best):
+            best, most = clause, len(held)
+    return best
 
 
 def _choose(

@@ -25,7 +25,7 @@ from compaction_guard.detectors.lexical import afterthought
 from compaction_guard.detectors.lexical.align import (
     closing_bounds,
     each_nouns,
-    initials,
+    file_words,
     region_marks,
 )
 from compaction_guard.detectors.lexical.lexicon import (
@@ -59,7 +59,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from compaction_guard.anchors import Value
-    from compaction_guard.detectors.lexical.align import Alignment, Part
+    from compaction_guard.detectors.lexical.align import Alignment, FiledWords, Part
     from compaction_guard.detectors.lexical.text import Analysis
     from compaction_guard.taxonomy import Kind, Site
 
@@ -255,9 +255,9 @@ class Sentences:
         return {c: [(win, i) for i in self.members[c]] for c in sorted(marked)}
 
     @functools.cached_property
-    def by_initial(self) -> dict[str, tuple[str, ...]]:
-        """The window's distinct tokens filed by initial (`align.sibling_candidates`)."""
-        return initials(frozenset(self.analysis.tokens))
+    def filed(self) -> FiledWords:
+        """The window's distinct tokens filed for `align.sibling_candidates`."""
+        return file_words(frozenset(self.analysis.tokens))
 
     @functools.cached_property
     def closers(self) -> tuple[tuple[int, int], ...]:

@@ -54,6 +54,7 @@ from compaction_guard.detectors.lexical.restate import (
 from compaction_guard.detectors.lexical.switches import is_on
 from compaction_guard.detectors.lexical.text import canonical
 from compaction_guard.normalize import stem
+from compaction_guard.taxonomy import Site
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -61,7 +62,7 @@ if TYPE_CHECKING:
     from compaction_guard.anchors import Value
     from compaction_guard.detectors.lexical.align import Alignment, FiledWords, Part
     from compaction_guard.detectors.lexical.text import Analysis
-    from compaction_guard.taxonomy import Kind, Site
+    from compaction_guard.taxonomy import Kind
 
 __all__ = [
     "MAX_GAP",
@@ -228,7 +229,9 @@ class Sentences:
             values = tuple(v for v in win.values if win.clauses[v.start] in clauses)
             lifts = any(m.modality is _M.LIFT_VERB for m in marks)
             keys = Counter(key for i in tokens if (key := win.keys[i]) is not None)
-            found = Region(marks, tokens, values, keys, lift_verbs=lifts)
+            negative = tuple(m for m in marks if m.modality in NEGATIVE)
+            classes = Counter(m.modality for m in marks)
+            found = Region(marks, tokens, values, keys, lifts, negative, classes)
             self._regions[clauses] = found
         return found
 
@@ -297,6 +300,8 @@ class Region:
     values: tuple[Value, ...]
     keys: Counter[str]  # how often the region says each content key
     lift_verbs: bool = False  # a mark is a lift verb ("removed"), maybe the rule's own act
+    negative: tuple[Mark, ...] = ()  # the marks of `modality.NEGATIVE`, in order
+    classes: Counter[Modality] = field(default_factory=Counter)  # how often each force
 
 
 @dataclass(frozen=True, slots=True)
@@ -372,9 +377,11 @@ class Context:
     @functools.cached_property
     def bound_swap(self) -> bool:
         """An upper bound in the rule is a lower bound in the window, or back."""
-        part, w = self.part.classes, self.w_classes
-        fewer_max, fewer_min = part[_M.MAX] > w[_M.MAX], part[_M.MIN] > w[_M.MIN]
-        more_max, more_min = w[_M.MAX] > part[_M.MAX], w[_M.MIN] > part[_M.MIN]
+        part, w = self.part.classes.get, self.w_classes.get  # no `__missing__` calls
+        rule_max, rule_min = part(_M.MAX, 0), part(_M.MIN, 0)
+        win_max, win_min = w(_M.MAX, 0), w(_M.MIN, 0)
+        fewer_max, fewer_min = rule_max > win_max, rule_min > win_min
+        more_max, more_min = win_max > rule_max, win_min > rule_min
         return (fewer_max and more_min) or (fewer_min and more_max)
 
     @functools.cached_property
@@ -408,7 +415,7 @@ class Context:
         w = self.w_classes
         if not self.bound_swap or w[_M.ALLOW] or w[_M.OPTIONAL]:
             return False
-        if self.part.classes[_M.CONDITION] or TRIGGERS & set(self.part.analysis.tokens):
+        if self.part.classes.get(_M.CONDITION) or TRIGGERS & set(self.part.analysis.tokens):
             return False  # the rule is a trigger itself: its bound turned is a reversal
         if w[_M.CONDITION] or any(m.modality is _M.CONDITION for m in self.win.marks):
             return True  # a condition anywhere in the sentence: "..., if that happens, ask"
@@ -488,7 +495,7 @@ class Context:
     def reading(self, kind: Kind | None, rule: str, **extra: Any) -> Reading:
         """Return a Reading of this window with the standard evidence fields."""
         evidence = {
-            "site": self.window.site.value,
+            "site": _SITE_VALUES[self.window.site],
             "sentence": self.win.text,
             "constraint": self.part.text,
             "coverage": round(self.al.coverage, 3),
@@ -507,6 +514,8 @@ class Context:
 
 
 _PRECEDENCE = frozenset({"before", "first", "prior"})
+# Each site's name, read once: an enum's `.value` is a property, read in Python per call.
+_SITE_VALUES = {site: site.value for site in Site}
 
 
 def build_context(part: Part, window: Window, al: Alignment) -> Context:
@@ -514,18 +523,19 @@ def build_context(part: Part, window: Window, al: Alignment) -> Context:
     win = window.analysis
     facts = window.facts
     held = facts.region(al.region)
-    # A lift verb may be the rule's own word, matched: then it is no mark (`region_marks`).
-    marks = tuple(region_marks(win, al)) if held.lift_verbs else held.marks
+    marks, classes = _force_words(held, win, al)
     tokens = held.tokens
     values = _distributed(part, list(held.values), facts.each)
-    counted = sum(1 for mark in marks if _negates(mark, win, al))
+    # Only a negative mark can count (`_negates`), and a lift verb is none: the region's
+    # negative marks are those of `marks` either way.
+    counted = sum(1 for mark in held.negative if _negates(mark, win, al))
     ctx = Context(
         part=part,
         window=window,
         win=win,
         facts=facts,
         al=al,
-        w_classes=Counter(mark.modality for mark in marks),
+        w_classes=classes,
         w_parity=counted % 2,
         counted=counted,
         region_tokens=tokens,
@@ -536,12 +546,12 @@ def build_context(part: Part, window: Window, al: Alignment) -> Context:
     if negated_other_bound(ctx):
         # "Spending above $500 is not allowed" states "at most $500": the negation
         # belongs to the bound, as "never go above" does.
-        bound = _M.MAX if part.classes[_M.MAX] else _M.MIN
+        bound = _M.MAX if part.classes.get(_M.MAX) else _M.MIN
         other = _M.MIN if bound is _M.MAX else _M.MAX
         ctx.w_classes[bound] += ctx.w_classes.pop(other)
         ctx.w_parity ^= 1
     needed = necessity(ctx)
-    if needed is not None and part.classes[_M.OBLIGE] and not part.classes[_M.ONLY]:
+    if needed is not None and part.classes.get(_M.OBLIGE) and not part.classes.get(_M.ONLY):
         # "Merged only after two reviews" states "needs two reviews before merging".
         ctx.w_classes[_M.OBLIGE] += 1
         if needed:
@@ -550,14 +560,14 @@ def build_context(part: Part, window: Window, al: Alignment) -> Context:
         # "Where the schedule allows it, <rule>": a leading clause that sets a condition
         # the rule does not have, without a condition word of its own.
         ctx.w_classes[_M.CONDITION] += 1
-    if part.classes[_M.READONLY] and not ctx.w_classes[_M.READONLY] and no_writes(ctx):
+    if part.classes.get(_M.READONLY) and not ctx.w_classes.get(_M.READONLY) and no_writes(ctx):
         # "no writes to X" says "X is read-only": its negation is part of the restriction.
         ctx.w_classes[_M.READONLY] += 1
         ctx.w_parity ^= 1
-    if part.classes[_M.ONLY] and not ctx.w_classes[_M.ONLY] and others_banned(ctx):
+    if part.classes.get(_M.ONLY) and not ctx.w_classes.get(_M.ONLY) and others_banned(ctx):
         # "...; other regions are off-limits": a ban on every alternative says "only".
         ctx.w_classes[_M.ONLY] += 1
-    if part.classes[_M.ONLY] and not ctx.w_classes[_M.ONLY] and only_by_negation(ctx):
+    if part.classes.get(_M.ONLY) and not ctx.w_classes.get(_M.ONLY) and only_by_negation(ctx):
         # "X and nobody else" says "only X": its negation is part of the restriction
         # (when it was counted at all: "and to nobody else" frames, it was not).
         ctx.w_classes[_M.ONLY] += 1
@@ -573,6 +583,32 @@ def build_context(part: Part, window: Window, al: Alignment) -> Context:
     return ctx
 
 
+def _force_words(
+    held: Region, win: Analysis, al: Alignment
+) -> tuple[tuple[Mark, ...], Counter[Modality]]:
+    """Return the marks of the region the context reads, and a fresh count of their forces.
+
+    A lift verb may be the rule's own word, matched: then it is no mark (`region_marks`).
+    The count is a copy: the restatements of `build_context` change it.
+    """
+    if held.lift_verbs:
+        marks = tuple(region_marks(win, al))
+        return marks, Counter(mark.modality for mark in marks)
+    return held.marks, _copied(held.classes)
+
+
+def _copied(counts: Counter[Modality]) -> Counter[Modality]:
+    """Return a copy of `counts`, built without `Counter.__init__`.
+
+    `Counter(counts)` runs `__init__` and `update` in Python (and a `Mapping` check) only
+    to land in `dict.update`; a Counter holds nothing but its dict, so an empty one
+    filled by `dict.update` is the same copy, keys in the same order.
+    """
+    copy: Counter[Modality] = Counter.__new__(Counter)
+    dict.update(copy, counts)
+    return copy
+
+
 def _deny_exclusive(ctx: Context, marks: Sequence[Mark]) -> None:
     """Read a negation over the window's exclusive word as "not only": it opens the rule.
 
@@ -582,7 +618,7 @@ def _deny_exclusive(ctx: Context, marks: Sequence[Mark]) -> None:
     "only" and its count of negations and becomes an EXTEND. A rule that itself denies
     an exclusive ("do not rely solely on unit tests") is read as usual.
     """
-    if not ctx.part.classes[_M.ONLY] or not ctx.w_classes[_M.ONLY]:
+    if not ctx.part.classes.get(_M.ONLY) or not ctx.w_classes.get(_M.ONLY):
         return
     denied = negated_exclusives(ctx.win, marks) if is_on("negated_exclusive") else []
     if not denied:
@@ -607,7 +643,7 @@ def _turned_acts(ctx: Context) -> None:
     """
     if ctx.al.turned:
         ctx.w_parity ^= len(ctx.al.turned) % 2
-    if ctx.al.carried and not any(ctx.w_classes[m] for m in STRONG):
+    if ctx.al.carried and not any(map(ctx.w_classes.get, STRONG)):
         ctx.w_classes[_M.OBLIGE] += 1
 
 
@@ -624,7 +660,7 @@ def _restrict_permissions(ctx: Context, marks: Sequence[Mark]) -> None:
         return
     ctx.w_classes[_M.ALLOW] -= restricted
     ctx.w_classes[_M.OBLIGE] += restricted
-    if not part.classes[_M.ONLY] and ctx.w_parity == 0:
+    if not part.classes.get(_M.ONLY) and ctx.w_parity == 0:
         ctx.w_parity = 1
         ctx.w_classes[_M.CONDITION] += 1
 
@@ -729,16 +765,21 @@ def has_sibling(part: Part, al: Alignment, window: Sentences) -> bool:
 
 def lost_modality(ctx: Context) -> list[str]:
     """Return the force words of the part that the window does not carry."""
-    part, w = ctx.part.classes, ctx.w_classes
+    # `Counter.get` reads a missing force as None where indexing calls `__missing__` (in
+    # Python) for 0; every test below reads the two the same way.
+    part, w = ctx.part.classes.get, ctx.w_classes.get
     lost = []
-    if ctx.part.strong and not any(w[m] for m in STRONG):
+    if ctx.part.strong and not any(map(w, STRONG)):
         lost.append("must/never")
-    if part[_M.ONLY] and not (w[_M.ONLY] or only_by_negation(ctx)):
+    if part(_M.ONLY) and not (w(_M.ONLY) or only_by_negation(ctx)):
         lost.append("only")
-    lost.extend(bound.value for bound in (_M.MAX, _M.MIN) if part[bound] and not w[bound])
-    if part[_M.READONLY] and not read_only_kept(ctx):
+    if part(_M.MAX) and not w(_M.MAX):
+        lost.append(_M.MAX.value)
+    if part(_M.MIN) and not w(_M.MIN):
+        lost.append(_M.MIN.value)
+    if part(_M.READONLY) and not read_only_kept(ctx):
         lost.append("read-only")
-    if part[_M.CONDITION] > w[_M.CONDITION]:
+    if part(_M.CONDITION, 0) > w(_M.CONDITION, 0):
         lost.append("condition")
     return lost
 
@@ -749,10 +790,10 @@ def no_writes(ctx: Context) -> bool:
 
 def only_by_negation(ctx: Context) -> bool:
     """Tell whether a negation plus "other", "else" or "except" says "only" in the window."""
-    if not any(ctx.w_classes[m] for m in (_M.NEGATION, _M.FORBID)):
+    if not (ctx.w_classes.get(_M.NEGATION) or ctx.w_classes.get(_M.FORBID)):
         return False
     words = {ctx.win.tokens[i] for i in ctx.region_tokens}
-    if words & ONLY_WORDS or ctx.w_classes[_M.CONDITION]:
+    if words & ONLY_WORDS or ctx.w_classes.get(_M.CONDITION):
         return True
     return bool(but_exceptions(ctx))
 
@@ -786,11 +827,11 @@ def but_exceptions(ctx: Context) -> list[int]:
 
 def read_only_kept(ctx: Context) -> bool:
     """Tell whether the window keeps a read-only restriction in any of its wordings."""
-    if ctx.w_classes[_M.READONLY]:
+    if ctx.w_classes.get(_M.READONLY):
         return True
     if ctx.w_parity == 1 and ctx.region_stems & WRITE_VERBS:
         return True
-    return bool(ctx.w_classes[_M.ONLY] and ctx.region_stems & READ_VERBS)
+    return bool(ctx.w_classes.get(_M.ONLY) and ctx.region_stems & READ_VERBS)
 
 
 def missing_values(ctx: Context) -> tuple[Value, ...]:

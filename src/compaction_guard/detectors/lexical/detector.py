@@ -70,10 +70,11 @@ class _Outcome:
 
     part: Part
     readings: list[Reading] = field(default_factory=list)
+    # The readings that certify, picked once: every verdict step asks for them.
+    certified: list[Reading] = field(init=False)
 
-    @property
-    def certified(self) -> list[Reading]:
-        return [r for r in self.readings if r.kind in CERTIFYING_KINDS]
+    def __post_init__(self) -> None:
+        self.certified = [r for r in self.readings if r.kind in CERTIFYING_KINDS]
 
     @property
     def damage(self) -> Reading | None:
@@ -157,14 +158,14 @@ def _worst(readings: list[Reading]) -> Reading | None:
 
 
 def _judge_part(part: Part, index: ViewIndex) -> _Outcome:
-    outcome = _Outcome(part)
+    readings: list[Reading] = []
     # A part whose words all share one synonym group can only share one word with anything.
     need = max(1, min(2, part.offered))
     shared = index.candidates(part.lookup, part.probes)
     # Every sentence on the topic is read: no cap (closed-world certification).
     chosen = sorted(sid for sid, score in shared.items() if score >= need)
     singles = {sid: _read(part, index, (sid,)) for sid in chosen}
-    outcome.readings.extend(r for r in singles.values() if r is not None)
+    readings.extend(r for r in singles.values() if r is not None)
     for sid, reading in singles.items():
         nxt = index.next_id(sid)
         if nxt is None or not _partial(reading) or not _partial(singles.get(nxt)):
@@ -176,8 +177,8 @@ def _judge_part(part: Part, index: ViewIndex) -> _Outcome:
             continue
         best = max(reading.coverage, singles[nxt].coverage)  # type: ignore[union-attr]
         if joined.kind in CERTIFYING_KINDS or joined.coverage > best:
-            outcome.readings.append(joined)
-    return outcome
+            readings.append(joined)
+    return _Outcome(part, readings)
 
 
 def _partial(reading: Reading | None) -> bool:
@@ -234,12 +235,13 @@ def _window(index: ViewIndex, sids: tuple[int, ...]) -> Window:
 def _conclude(  # noqa: PLR0911 (one return per verdict of the precedence table)
     outcomes: list[_Outcome], index: ViewIndex, *, carried: bool
 ) -> LayerVerdict | Abstain:
-    damages = [o.damage for o in outcomes if o.damage is not None]
+    # Each property below is worked out from the readings on every read: read once.
+    damages = [found for o in outcomes if (found := o.damage) is not None]
     if not damages and (carried or any(o.certified for o in outcomes)):
         # The summary restates the rule loosely with another force while a copy survives
         # in the tail or the carried block: two authorities, and the damage wins.
-        damages = [o.hinted for o in outcomes if o.hinted is not None]
-    damages = damages or [o.contested for o in outcomes if o.contested is not None]
+        damages = [found for o in outcomes if (found := o.hinted) is not None]
+    damages = damages or [found for o in outcomes if (found := o.contested) is not None]
     if damages:
         return _damage_verdict(_worst(damages))  # type: ignore[arg-type]
     if all(o.certified for o in outcomes) and not any(o.unsettled for o in outcomes):
@@ -247,7 +249,7 @@ def _conclude(  # noqa: PLR0911 (one return per verdict of the precedence table)
         if departed is None:
             return _certified_verdict(outcomes, carried=carried)
         return _departure_verdict(departed)
-    inferred = [o.absence for o in outcomes if not o.certified and o.absence is not None]
+    inferred = [found for o in outcomes if not o.certified and (found := o.absence) is not None]
     traced = [o for o in outcomes if o.readings]
     signs = any(o.signs for o in outcomes) or (bool(traced) and len(traced) < len(outcomes))
     signs = signs or any(o.unsettled for o in outcomes) or bool(inferred)

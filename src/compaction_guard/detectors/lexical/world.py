@@ -120,6 +120,9 @@ class Statement:
     # new value of a rule's measure needs (`BINDS`).
     measures: frozenset[tuple[str, ...]] = field(init=False, repr=False)
     bare_number: bool = field(init=False, repr=False)
+    # Whether `_references` can find a rule reference in it, or it is implicit: what most
+    # readers need before they bind anything to the rule (`BINDS`).
+    may_refer: bool = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         tokens = self.tokens
@@ -144,6 +147,15 @@ class Statement:
         )
         self.bare_number = bool(values) and any(
             v.kind == "number" and not v.unit and not v.per for v in values
+        )
+        # `_references` walks only a statement with a rule noun or (attached) a pointer,
+        # and `_value_named` only one with a value and a value noun.
+        stem_set = self.stem_set
+        self.may_refer = (
+            self.implicit
+            or (self.attached and not _POINTERS.isdisjoint(words))
+            or not RULE_NOUNS.isdisjoint(stem_set)
+            or (bool(values) and not _VALUE_NAMES.isdisjoint(stem_set))
         )
 
 
@@ -431,6 +443,9 @@ class _Facts:
     `own` are the stems of every token, `heads` those of its content head words,
     `measures` the `_measure_keys` of its values, and `counts` whether it counts
     something with a unit or per period (a bare number may be a new amount of it).
+    `ending` are the acts that end what it keeps (`_ending_acts`), `banned` the stems
+    its negation governs (`_banned`), and `bans_value` whether that negation governs one
+    of its values (`_banned_value`).
     """
 
     part: Part
@@ -438,6 +453,9 @@ class _Facts:
     heads: frozenset[str]
     measures: frozenset[tuple[str, ...]]
     counts: bool
+    ending: frozenset[str]
+    banned: frozenset[str]
+    bans_value: bool
 
 
 # Parts live in the `parts_of` cache, so their facts are worked out once and not once per
@@ -462,7 +480,14 @@ def _part_facts(part: Part) -> _Facts:
     own = frozenset(stem(t) for t in analysis.tokens)
     measures = frozenset(key for v in analysis.values for key in _measure_keys(v))
     counts = any(v.dimension == "count" and (v.unit or v.per) for v in analysis.values)
-    return _Facts(part, own, heads, measures, counts)
+    bans_value = any(
+        h.start >= mark.end
+        for mark in analysis.marks
+        if mark.modality in NEGATIVE
+        for h in analysis.values
+    )
+    ending, banned = _ending_acts(part), _banned(part)
+    return _Facts(part, own, heads, measures, counts, ending, banned, bans_value)
 
 
 def _measure_keys(value: Value) -> tuple[tuple[str, ...], ...]:
@@ -2202,6 +2227,7 @@ _SUPERSEDE_CUES = _SUPERSEDE | _keys_of(_SUPERSEDE_PHRASES)
 _EXCEPT_CUES = _EXCEPT | _keys_of(_EXCEPT_PHRASES)
 _SCOPE_CUES = _keys_of(_SCOPE_PHRASES)
 _CONCESSION_CUES = _keys_of(_CONCESSIONS)
+_AGAINST_CUES = _AGAINST | _keys_of(_AGAINST_PHRASES)
 
 
 def _lift_trigger(st: Statement) -> bool:
@@ -2304,18 +2330,102 @@ APPLIES: dict[Reader, Callable[[Part], bool]] = {
 }
 
 
+def _named(facts: _Facts, st: Statement) -> bool:
+    """Tell whether a statement may name the rule: a reference, a mention, or implicit.
+
+    False only when `_references` and `_mentions` both find nothing and the statement is
+    not implicit (`Statement.may_refer`; a mention needs one of the rule's head stems).
+    """
+    return st.may_refer or not facts.heads.isdisjoint(st.stem_set)
+
+
+def _lift_binds(facts: _Facts, st: Statement) -> bool:
+    """Tell whether `_lift` may find a lift of the rule in the statement.
+
+    It (and `_unneeded` after it) finds nothing without a reference, a mention or an
+    implicit subject.
+    """
+    return _named(facts, st)
+
+
+def _change_binds(facts: _Facts, st: Statement) -> bool:
+    """Tell whether `_change` may find a change of the rule in the statement.
+
+    It needs a reference or mention near its verb, or one of its three tails:
+    `_aspect_changed` (attached, an aspect noun), `_implicit_change` (implicit) or
+    `_target_changed` (a target noun).
+    """
+    return (
+        _named(facts, st)
+        or not _TARGETS.isdisjoint(st.words)
+        or (st.attached and not _VALUE_ASPECTS.isdisjoint(st.stem_set))
+    )
+
+
+def _permission_binds(facts: _Facts, st: Statement) -> bool:
+    """Tell whether `_permission` may find a permission against the rule in the statement.
+
+    `_permission_found` needs, test by test: an against word or phrase and a way to
+    name the rule (against); an implicit subject (pointed); a word or value the rule's
+    negation governs (forbidden, `_banned`, `_banned_value`); attached, a word of
+    sufficiency and a mention (enough) or an act ending what the rule keeps
+    (`_ending_permitted`, implicit also); or a new value of the rule's measure
+    (`_value_permitted`, whose `is_new` needs their measures to meet).
+    """
+    stems = st.stem_set
+    return (
+        st.implicit
+        or (not _AGAINST_CUES.isdisjoint(st.words) and _named(facts, st))
+        or not facts.banned.isdisjoint(stems)
+        or (facts.bans_value and bool(st.values))
+        or not facts.measures.isdisjoint(st.measures)
+        or (
+            st.attached
+            and (
+                not facts.ending.isdisjoint(stems)
+                or (not _ENOUGH.isdisjoint(st.words) and not facts.heads.isdisjoint(stems))
+            )
+        )
+    )
+
+
+def _value_binds(facts: _Facts, st: Statement) -> bool:
+    """Tell whether `_value` may find a new value bound to the rule in the statement.
+
+    It needs a new value of the rule's measure (`_new_value`, `_bare_new`), and a subject
+    to bind it to: a reference or mention (named, or in `_slot_mentions`), a target
+    noun, or, attached, an aspect noun or a slot word (`_subject_value`,
+    `_subject_bound`); implicit, its remark readers.
+    """
+    if facts.measures.isdisjoint(st.measures) and not (facts.counts and st.bare_number):
+        return False
+    return (
+        _named(facts, st)
+        or not _TARGETS.isdisjoint(st.words)
+        or (
+            st.attached
+            and not (
+                _VALUE_ASPECTS.isdisjoint(st.stem_set)
+                and _slots(facts.part).isdisjoint(st.stem_set)
+            )
+        )
+    )
+
+
 # Each reader's binding: a test of the part and the statement together, each read through
 # what is worked out once for it (`_Facts`, the statement's fields), that holds whenever the
 # reader can find a departure from that part in that statement; `departure_in_clause`
 # skips a reader whose binding fails. Like a trigger it must be a necessary condition
-# (tests/detectors/test_lexical_prefilter.py checks it the same way): `_value` needs a new
-# value of the rule's measure (`_new_value`, `_bare_new`); `_other_choice` an attached
-# statement naming the rule's head words (its `mentions`); `_scope` a pointer to the rule,
-# which only an attached statement holds (`_references`), or an implicit subject.
+# (tests/detectors/test_lexical_prefilter.py checks it the same way): each says what its
+# reader needs in its docstring; `_other_choice` and `_extension` need the rule's head
+# words (their `mentions`), `_other_choice` attached; `_scope` a pointer to the rule, which
+# only an attached statement holds (`_references`), or an implicit subject.
 BINDS: dict[Reader, Callable[[_Facts, Statement], bool]] = {
-    _value: lambda facts, st: (
-        not facts.measures.isdisjoint(st.measures) or (facts.counts and st.bare_number)
-    ),
+    _lift: _lift_binds,
+    _permission: _permission_binds,
+    _extension: lambda facts, st: not facts.heads.isdisjoint(st.stem_set),
+    _change: _change_binds,
+    _value: _value_binds,
     _other_choice: lambda facts, st: st.attached and not facts.heads.isdisjoint(st.stem_set),
     _scope: lambda _, st: (
         st.implicit or (st.attached and not _POINTERS.isdisjoint(st.words))

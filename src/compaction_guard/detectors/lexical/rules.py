@@ -145,11 +145,12 @@ def _near_verbatim(ctx: Context) -> Reading | None:
     Contractions are expanded and each value is compared by meaning, so `don't` reads
     `do not` and `$1200` reads `$1,200`; any other change of a word fails.
     """
-    wanted = _words_of(ctx.part).significant
+    rule = _words_of(ctx.part)
+    wanted = rule.significant
+    if not wanted or not _names_held(ctx, rule.names):
+        return None
     found = canonical(ctx.win)
     words = ctx.facts.canonical_words
-    if not wanted:
-        return None
     for start in ctx.facts.canonical_starts.get(wanted[0], ()):
         stop = _subsequence(words, wanted, start)
         if stop is not None:
@@ -1337,12 +1338,29 @@ def _copy_without_force(ctx: Context) -> bool:
     "Use the eu-west-1 region for storage" for "Use only the eu-west-1 region for
     storage": the force was cut out of a copy, not said in other words.
     """
-    wanted = _words_of(ctx.part).unforced
-    words = ctx.facts.canonical_words
-    if not wanted:
+    rule = _words_of(ctx.part)
+    wanted = rule.unforced
+    if not wanted or not _names_held(ctx, rule.unforced_names):
         return False
+    words = ctx.facts.canonical_words
     starts = ctx.facts.canonical_starts.get(wanted[0], ())
     return any(_subsequence(words, wanted, start) is not None for start in starts)
+
+
+def _names_held(ctx: Context, names: frozenset[str]) -> bool:
+    """Tell whether every name among a part's canonical words is a token of the window.
+
+    A rule's words in order (`_near_verbatim`, `_copy_without_force`) are looked for among
+    the window's canonical words, which are its tokens with contractions expanded into
+    plain words and values read as meanings (`text.canonical`): a name there is one of
+    its tokens. A window without one of the rule's names holds no such copy, and its
+    canonical words need not be worked out.
+    """
+    return names <= ctx.facts.once(_token_set)
+
+
+def _token_set(analysis: Analysis) -> frozenset[str]:
+    return frozenset(analysis.tokens)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1351,6 +1369,8 @@ class _PartWords:
 
     significant: list[str]  # its significant canonical words (`_near_verbatim`)
     unforced: list[str]  # those outside its force words (`_copy_without_force`)
+    names: frozenset[str]  # the names among its significant words (`_names_held`)
+    unforced_names: frozenset[str]  # the names among its unforced ones
     tokens: frozenset[str]  # its tokens (`_replaced`, `_past_framed`)
     pairs: frozenset[tuple[str, str]]  # its pairs of adjacent tokens (`_past_framed`)
     keys: Counter[str]  # how often it says each content key (`_repeated_modifier`)
@@ -1363,9 +1383,12 @@ def _words_of(part: Part) -> _PartWords:
 def _part_words(part: Part) -> _PartWords:
     analysis = part.analysis
     found = [(w, start) for w, start, _ in canonical(analysis) if _significant(w)]
+    unforced = [w for w, start in found if analysis.mark_at[start] < 0]
     return _PartWords(
         significant=[w for w, _ in found],
-        unforced=[w for w, start in found if analysis.mark_at[start] < 0],
+        unforced=unforced,
+        names=frozenset(w for w, _ in found if _plain_name(w)),
+        unforced_names=frozenset(w for w in unforced if _plain_name(w)),
         tokens=frozenset(analysis.tokens),
         pairs=frozenset(itertools.pairwise(analysis.tokens)),
         keys=Counter(key for key in analysis.keys if key is not None),
@@ -1373,6 +1396,11 @@ def _part_words(part: Part) -> _PartWords:
 
 
 _PART_WORDS: IdentityMemo[Part, _PartWords] = IdentityMemo(4096)
+
+
+def _plain_name(word: str) -> bool:
+    """Tell whether a canonical word is a name as written (not a value's `<...>` meaning)."""
+    return not word.startswith("<") and is_name(word)
 
 
 def _continued(ctx: Context) -> bool:

@@ -506,8 +506,9 @@ def _contradicted(ctx: Context, rule: str, why: str) -> Reading:
 
 
 def _read_only(part: Part) -> bool:
-    stems = {stem(token) for token in part.analysis.tokens}
-    return bool(part.classes[_M.READONLY]) or (part.parity == 1 and bool(stems & WRITE_VERBS))
+    return bool(part.classes[_M.READONLY]) or (
+        part.parity == 1 and not WRITE_VERBS.isdisjoint(part.stems)
+    )
 
 
 def _w_writable(ctx: Context) -> bool:

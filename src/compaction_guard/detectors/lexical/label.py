@@ -70,7 +70,7 @@ def label_scope(part: Part, win: Analysis, width: int) -> str | None:
 
     Only words the rule lacks count: "Staging:" over a rule about staging names the topic.
     """
-    own = {stem(t) for t in part.analysis.tokens}
+    own = frozenset(part.stems)
     tokens = win.tokens[: min(width, len(win.tokens))]
 
     def foreign(index: int) -> bool:

@@ -773,7 +773,7 @@ def _light_modifier(ctx: Context, index: int) -> bool:
     token = win.tokens[index]
     if win.mark_at[index] >= 0 or token.endswith("'s") or stem(token) not in LIGHT_NOUNS:
         return False
-    if stem(token) in {stem(t) for t in ctx.part.analysis.tokens}:
+    if stem(token) in ctx.part.stems:
         return False
     return _fastened_to_rule_noun(ctx, index)
 
@@ -807,7 +807,7 @@ def _distributed_to(ctx: Context, index: int) -> bool:
     """
     tokens = ctx.win.tokens
     word = stem(tokens[index])
-    if word not in LIGHT_NOUNS or word in {stem(t) for t in ctx.part.analysis.tokens}:
+    if word not in LIGHT_NOUNS or word in ctx.part.stems:
         return False
     before = tokens[index - 1] if index > 0 else ""
     if before == "per":

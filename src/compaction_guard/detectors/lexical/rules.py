@@ -1263,7 +1263,7 @@ def _absence(ctx: Context) -> Reading:
     ids = _missing_identifiers(ctx)
     lost = ctx.lost
     strong = ctx.al.coverage >= STRONG_COVERAGE and ctx.topical
-    evidence: dict[str, Any] = {"missing": missing + ids, "lost": lost}
+    evidence: dict[str, Any] = {"missing": [*missing, *ids], "lost": lost}
     evidence["replaced"] = _replaced(ctx) or (bool(lost) and _copy_without_force(ctx))
     if missing and strong and not _unread_numeral(ctx) and not _kept_elsewhere(ctx, missing):
         return ctx.reading(
@@ -1456,18 +1456,18 @@ def _hint(ctx: Context) -> Kind | None:
     return None
 
 
-def _missing_identifiers(ctx: Context) -> list[str]:
+def _missing_identifiers(ctx: Context) -> tuple[str, ...]:
     found = ctx.__dict__.get("_missing_identifiers")  # asked twice per absence: kept once
     if found is None:
         tokens = ctx.part.analysis.tokens
         matches = ctx.al.matches
-        found = ctx.__dict__["_missing_identifiers"] = [
+        found = ctx.__dict__["_missing_identifiers"] = tuple(
             tokens[i] for i in ctx.part.identifiers if i not in matches
-        ]
-    return list(found)
+        )
+    return found
 
 
-def _rest_coverage(ctx: Context, ids: list[str]) -> float:
+def _rest_coverage(ctx: Context, ids: Sequence[str]) -> float:
     lost = 3.0 * len(ids)
     return (ctx.al.coverage * ctx.part.total) / max(ctx.part.total - lost, 1.0)
 

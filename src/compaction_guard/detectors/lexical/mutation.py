@@ -169,9 +169,10 @@ def changed_identifier(ctx: Context) -> Reading | None:
 
 
 def _sibling(ctx: Context, token: str) -> str | None:
-    region = set(ctx.region_tokens)
+    # The region's tokens are those of its clauses (`Sentences.region`).
+    clauses, region = ctx.win.clauses, ctx.al.region
     for position, found in ctx.facts.names:
-        if position in region and found != token and are_siblings(token, found):
+        if found != token and clauses[position] in region and are_siblings(token, found):
             return found
     return None
 

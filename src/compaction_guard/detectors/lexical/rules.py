@@ -121,7 +121,7 @@ def _is_trace(part: Part, al: Alignment, window: Sentences) -> bool:
         return False
     if al.matched_keys >= min(2, part.key_count) or al.coverage >= TOPIC_COVERAGE:
         return True
-    if any(part.analysis.keys[i].startswith("id:") for i in al.matches):  # type: ignore[union-attr]
+    if not part.named.isdisjoint(al.matches):  # a matched identifier (keyed `id:`)
         return True
     return has_sibling(part, al, window)
 

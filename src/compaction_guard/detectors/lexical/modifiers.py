@@ -44,17 +44,22 @@ def modifiers_moved(ctx: Context, _span: tuple[int, int] | None) -> str | None:
     own, heads, rule_pairs = rule.own, rule.heads, rule.pairs
     region = ctx.al.region
     runs = [run for run in ctx.facts.once(_runs) if win.clauses[run[0]] in region]
-    found = _pairs(win, runs)
-    said = {_key(win, p) for run in runs for p in run}
+    # What the window says and pairs is worked out on the first modifier that may have
+    # moved: in a copy every modifier stands before its own noun, and none is asked.
+    found: set[tuple[str, str]] | None = None
+    said: set[str] | None = None
     for run in runs:
-        keys = {_key(win, p) for p in run}
         for position in run[:-1]:
             key, closer = _key(win, position), _key(win, position + 1)
             nouns = own.get(key)
             if not nouns or closer not in heads or (key, closer) in rule_pairs:
                 continue
-            if nouns & keys or not nouns & said:
+            if said is None:
+                said = {_key(win, p) for each in runs for p in each}
+            if nouns & {_key(win, p) for p in run} or not nouns & said:
                 continue  # its own noun in the run, or not in the window: nothing moved
+            if found is None:
+                found = _pairs(win, runs)
             if not any((key, noun) in found for noun in nouns):
                 noun = win.tokens[position + 1]
                 return f"{win.tokens[position]!r} modifies {noun!r}, not the rule's noun"

@@ -688,17 +688,22 @@ def _light_noun_lost(ctx: Context, _span: tuple[int, int] | None) -> str | None:
     "passwords" is another rule.
     """
     part = ctx.part.analysis
+    stems = ctx.part.stems
+    light = [
+        index
+        for index, word in enumerate(stems)
+        if word in LIGHT_NOUNS
+        and part.mark_at[index] < 0  # "not" stems like "note"
+        and not part.tokens[index].endswith("'s")
+    ]
+    if not light:
+        return None  # the rule has no light noun of its own: the window's words are not read
     present = {stem(ctx.win.tokens[i]) for i in ctx.region_tokens}
     if ctx.part.parity and present & _EVERYONE:
         return None  # "no data from anyone under 13" forbids it for users too
-    for index, token in enumerate(part.tokens):
-        word = stem(token)
-        if (
-            part.mark_at[index] >= 0  # "not" stems like "note"
-            or word not in LIGHT_NOUNS
-            or token.endswith("'s")
-            or word in present
-        ):
+    for index in light:
+        token = part.tokens[index]
+        if stems[index] in present:
             continue
         object_of = index > 0 and part.tokens[index - 1] in _OBJECT_PREPOSITIONS
         after = index + 1

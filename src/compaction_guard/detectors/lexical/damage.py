@@ -354,10 +354,12 @@ def unsure_extension(ctx: Context) -> Reading | None:
 
 
 def _bound_reversed(ctx: Context) -> str | None:
+    if not ctx.bound_swap:
+        return None  # read first: the bound's value is looked up only for a swapped bound
     if ctx.guarded or not ctx.bound_on_value:
         return None
     acts = len(ctx.act_swaps)
-    if ctx.bound_swap and (ctx.part.parity + acts) % 2 == ctx.w_parity:
+    if (ctx.part.parity + acts) % 2 == ctx.w_parity:
         return "an upper bound became a lower bound or back"
     return None
 
@@ -420,11 +422,11 @@ def _negated(ctx: Context) -> str | None:
 
 def _flipped(ctx: Context) -> bool:
     swaps = ctx.relation_swaps
-    acts = ctx.act_swaps
+    turns = len(swaps) + len(ctx.act_swaps) + ctx.bound_swap
+    if (ctx.part.parity + turns) % 2 == ctx.w_parity:
+        return False  # the polarity agrees: whatever else holds, nothing flipped
     explicit = swaps or any(ctx.w_classes[m] for m in _EXPLICIT)
-    turns = len(swaps) + len(acts) + ctx.bound_swap
-    flipped = (ctx.part.parity + turns) % 2 != ctx.w_parity
-    return bool(flipped and explicit and _predicate_kept(ctx))
+    return bool(explicit and _predicate_kept(ctx))
 
 
 def _hedged_negation(ctx: Context) -> bool:
@@ -713,6 +715,8 @@ def _connective_swap(ctx: Context) -> str | None:
     Morgan's restatement of "never A or B", not a change.
     """
     tokens = ctx.part.analysis.tokens
+    if "and" not in tokens and "or" not in tokens:
+        return None  # no connective of the rule's own to swap
     matched = sorted(ctx.al.matches.items())
     negations = [m.start for m in ctx.win.marks if m.modality in NEGATIVE]
     for (c_left, w_left), (c_right, w_right) in itertools.pairwise(matched):

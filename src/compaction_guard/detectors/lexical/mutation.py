@@ -156,14 +156,16 @@ def changed_identifier(ctx: Context) -> Reading | None:
         if index in ctx.al.matches:
             continue
         token, weight = tokens[index], ctx.part.weight_at[index]
+        rest = (ctx.al.coverage * ctx.part.total) / max(ctx.part.total - weight, 1.0)
+        if rest < STRONG_COVERAGE:
+            continue  # read first: neither reading below holds, whatever the window names
         sibling = _sibling(ctx, token)
         if sibling is None:
             continue
-        rest = (ctx.al.coverage * ctx.part.total) / max(ctx.part.total - weight, 1.0)
         # A restatement keeps every other word, so only then is the walk worth it.
         if rest >= 1.0 - 1e-9 and _one_replacement(ctx) == (token, sibling):
             return _mutated(ctx, token, sibling, "identifier replaced", strong=True)
-        if rest >= STRONG_COVERAGE and ctx.al.matched_keys >= 2 and not ctx.lost:  # noqa: PLR2004
+        if ctx.al.matched_keys >= 2 and not ctx.lost:  # noqa: PLR2004
             return _mutated(ctx, token, sibling, "identifier replaced")
     return None
 

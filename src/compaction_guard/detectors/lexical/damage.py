@@ -410,9 +410,9 @@ def _adds_users(part: Part, classes: Counter[Modality]) -> bool:
 
 
 def _negated(ctx: Context) -> str | None:
-    if ctx.gated or ctx.guarded:
-        return None
-    if _flipped(ctx) and not _limited_permission(ctx) and not _hedged_negation(ctx):
+    if not _flipped(ctx) or ctx.gated or ctx.guarded:
+        return None  # the polarity is read first: gate and guard only matter once it turned
+    if not _limited_permission(ctx) and not _hedged_negation(ctx):
         if condition_met(ctx.part, ctx.win.tokens):
             return None  # "releases may ship once QA signs off": the side left open
         swaps = ctx.relation_swaps + ctx.act_swaps

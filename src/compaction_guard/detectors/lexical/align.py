@@ -234,7 +234,9 @@ def _probes(analysis: Analysis) -> tuple[str, ...]:
     return tuple(seen)
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: a frozen dataclass sets each field by a call to `object.__setattr__`, and
+# one is built per pair of a part and a window. Nothing assigns to one once built.
+@dataclass(slots=True)
 class Alignment:
     """Where a part's content words sit in a window."""
 

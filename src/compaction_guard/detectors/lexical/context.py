@@ -291,7 +291,9 @@ class Sentences:
         return each_nouns(self.analysis)
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: a frozen dataclass sets each field by a call to `object.__setattr__`, and
+# one is built per region of each window read. Nothing assigns to one once built.
+@dataclass(slots=True)
 class Region:
     """What the clauses of a region hold: force marks, token positions, values (in order)."""
 
@@ -304,7 +306,9 @@ class Region:
     classes: Counter[Modality] = field(default_factory=Counter)  # how often each force
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: a frozen dataclass sets each field by a call to `object.__setattr__`, and
+# one is built per window read. Nothing assigns to one once built.
+@dataclass(slots=True)
 class Window:
     """One or two consecutive sentences of one site, with their facts (`Sentences`)."""
 
@@ -315,7 +319,9 @@ class Window:
     sids: tuple[int, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: a frozen dataclass sets each field by a call to `object.__setattr__`, and
+# one is built per pair of a part and a window. Nothing assigns to one once built.
+@dataclass(slots=True)
 class Reading:
     """What one window says about one part.
 

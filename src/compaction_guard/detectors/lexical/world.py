@@ -148,15 +148,37 @@ class Statement:
         self.bare_number = bool(values) and any(
             v.kind == "number" and not v.unit and not v.per for v in values
         )
-        # `_references` walks only a statement with a rule noun or (attached) a pointer,
-        # and `_value_named` only one with a value and a value noun.
-        stem_set = self.stem_set
-        self.may_refer = (
-            self.implicit
-            or (self.attached and not _POINTERS.isdisjoint(words))
-            or not RULE_NOUNS.isdisjoint(stem_set)
-            or (bool(values) and not _VALUE_NAMES.isdisjoint(stem_set))
-        )
+        self.may_refer = _may_refer(self)
+
+    def attached_as(self, *, attached: bool, implicit: bool) -> Statement:
+        """Return this statement read with another attachment, sharing what it worked out.
+
+        Its tokens, values and clauses are the same whatever the attachment, and so is
+        everything `__post_init__` derives from them but `may_refer`.
+        """
+        other = Statement.__new__(Statement)
+        other.tokens, other.values, other.text = self.tokens, self.values, self.text
+        other.attached, other.implicit, other.clauses = attached, implicit, self.clauses
+        other.words, other.stems, other.stem_set = self.words, self.stems, self.stem_set
+        other.undoing, other.permits = self.undoing, self.permits
+        other.measures, other.bare_number = self.measures, self.bare_number
+        other.may_refer = _may_refer(other)
+        return other
+
+
+def _may_refer(st: Statement) -> bool:
+    """Tell whether `_references` can find a reference in a statement, or it is implicit.
+
+    `_references` walks only a statement with a rule noun or (attached) a pointer, and
+    `_value_named` only one with a value and a value noun.
+    """
+    stem_set = st.stem_set
+    return (
+        st.implicit
+        or (st.attached and not _POINTERS.isdisjoint(st.words))
+        or not RULE_NOUNS.isdisjoint(stem_set)
+        or (bool(st.values) and not _VALUE_NAMES.isdisjoint(stem_set))
+    )
 
 
 _NONE: frozenset[tuple[str, ...]] = frozenset()
@@ -719,14 +741,27 @@ def departure_in_clause(
 
     `readers` are the readers `triggered` by the statement (all of them when None).
     """
-    tokens = statement.tokens
-    if not tokens:
+    if not statement.tokens:
         return None
     readers = _READERS if readers is None else readers
     if not readers:
         return None
-    facts = _facts(part)
-    binds = BINDS if _PREFILTER.get() else {}
+    return _clause_departure(_facts(part), statement, readers, BINDS if _PREFILTER.get() else {})
+
+
+def _clause_departure(
+    facts: _Facts,
+    statement: Statement,
+    readers: Sequence[Reader],
+    binds: dict[Reader, Callable[[_Facts, Statement], bool]],
+) -> Departure | None:
+    """Return `departure_in_clause` with the part's facts and the bindings already looked up.
+
+    A closed world reads many statements for one part: it looks both up once.
+    """
+    tokens = statement.tokens
+    if not tokens or not readers:
+        return None
     read: _Read | None = None
     for reader in readers:
         bind = binds.get(reader)
@@ -2928,11 +2963,14 @@ def _topic_departure(
     """
     topics = _topics_of(index)
     applying = applicable(part)
+    facts, binds = _facts(part), BINDS if _PREFILTER.get() else {}
     after_copy = {index.next_id(sid) for sid in skip}
     found, shared = _topic_map(part, index, skip)
     for sid, attached in sorted(found.items()):
         topic = topics.get(sid) or topics.read(sid)
-        readers = topic.applying(applying) if topic.readers else ()
+        readers = topic.readers
+        if readers:  # `topic.applying(applying)`, its kept answer looked up here
+            readers = topic.applied.get(applying) or topic.applying(applying)
         # "Daily spend stays under $500. Scrapped.": a remark with no subject of its own
         # right after the copy speaks about the copy.
         remark = sid in after_copy and elliptical(topic.wording.tokens)
@@ -2951,8 +2989,10 @@ def _topic_departure(
             and index.sentences[sid].text.startswith(("|", "("))
             and any(index.same_line(sid, s) for s in skip)
         )
-        statement = topic.statement(attached=attached, implicit=implicit)
-        departure = departure_in_clause(part, statement, readers)
+        statement = topic.statements.get((attached, implicit)) or topic.statement(
+            attached=attached, implicit=implicit
+        )
+        departure = _clause_departure(facts, statement, readers, binds)
         if departure is not None and departure.kind is not None:
             return departure
         unnamed = unnamed or departure or _bare_departure(topic, attached=attached)
@@ -3247,7 +3287,14 @@ class _Topic:
         """Return the sentence as a statement read right after a mention or apart from one."""
         found = self.statements.get((attached, implicit))
         if found is None:
-            found = statement_of(self.wording, attached=attached, implicit=implicit)
+            # Every attachment reads the same words: the first statement made lends the
+            # others what it worked out from them.
+            made = next(iter(self.statements.values()), None)
+            found = (
+                statement_of(self.wording, attached=attached, implicit=implicit)
+                if made is None
+                else made.attached_as(attached=attached, implicit=implicit)
+            )
             self.statements[attached, implicit] = found
         return found
 

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from compaction_guard import _anchor_reader, _anchor_units
 from compaction_guard.anchors import (
     Value,
     are_siblings,
@@ -321,3 +322,22 @@ def test_unit_word_leaves_out_periods_and_plain_words() -> None:
     assert unit_word("minute") is None
     assert unit_word("m") is None
     assert unit_word("invoices") is None
+
+
+def test_no_word_table_of_the_value_gates_holds_a_digit() -> None:
+    # `_anchor_reader._plan` reads a new figure by its digit shape: sound only while no
+    # table a gate looks words up in has a key with a digit (a unit "m2" would break it).
+    tables = [getattr(_anchor_units, name) for name in dir(_anchor_units) if name.isupper()]
+    tables += [_anchor_reader._BARE_STARTS, _anchor_reader._NOON, _anchor_reader._TENS]
+    keys = [key for table in tables if isinstance(table, dict | set | frozenset) for key in table]
+    words = [word for key in keys for word in ((key,) if isinstance(key, str) else key)]
+    assert len(words) > 500
+    assert not [word for word in words if any(ch in "0123456789" for ch in word)]
+
+
+@pytest.mark.parametrize(
+    "word", ["14", "140891", "60,331", "1.10.5", "9am", "25am", "12:30", "2024-13", "3rd", "v2"]
+)
+def test_a_figure_is_read_as_any_figure_of_its_shape_is(word: str) -> None:
+    gates = _anchor_reader._GATES
+    assert _anchor_reader._plan(word) == tuple(r for gate, r in gates if gate(word))

@@ -107,8 +107,30 @@ def _plan(word: str) -> tuple[Callable[[_Reader], Value | None], ...]:
     None, so leaving it out changes no reading (`_GATES` repeats each reader's own test:
     the patterns a digit-led word must match, the tables a word must be in). One entry
     per word, so the cache is bounded by the vocabulary, not by the texts read.
+
+    A word first seen (a new figure or path: most texts hold some) takes the plan of its
+    shape, its ASCII digits written as `0` (see `_shape_plan`).
     """
-    return tuple(reader for gate, reader in _GATES if gate(word))
+    return _shape_plan(word.translate(_DIGIT_SHAPE))
+
+
+# Every ASCII digit as `0`: "60,331", "1.10.5" and "svc_06" share a shape with any figure
+# written the same way.
+_DIGIT_SHAPE = str.maketrans(dict.fromkeys("123456789", "0"))
+
+
+@functools.lru_cache(maxsize=8192)
+def _shape_plan(shape: str) -> tuple[Callable[[_Reader], Value | None], ...]:
+    """Return `_plan` of every word with this digit shape.
+
+    The gates see a digit only through the digit class of their patterns and through
+    `str.isdigit`, which any ASCII digit passes as `0` does, and through table lookups
+    whose keys hold no digit (units, months, number words: a word with a digit is in none
+    of them, whatever the digit); a digit's value is read by the readers, never by a
+    gate. So the words of one shape pass the same gates, and the plan is worked out once
+    per shape (tests/test_anchors.py checks the tables hold no digit).
+    """
+    return tuple(reader for gate, reader in _GATES if gate(shape))
 
 
 def _dates(word: str) -> bool:

@@ -172,6 +172,9 @@ def _word_keys(word: str) -> tuple[str, ...]:
 
 @functools.lru_cache(maxsize=131072)
 def _token_keys(token: str) -> tuple[str, ...]:
+    plain = _plain_number(token)
+    if plain is not None:
+        return (NUMBER + plain[:12], _ANY_NUMBER)
     keys: list[str] = []
     bound = _BOUND_KEYS.get(token)
     if bound is not None:
@@ -186,6 +189,17 @@ def _token_keys(token: str) -> tuple[str, ...]:
         if is_identifier(token) or is_soft_identifier(token):
             keys.extend(PART + part for part in identifier_parts(token) if len(part) >= _MIN_PART)
     return tuple(keys)
+
+
+def _plain_number(token: str) -> str | None:
+    """Return the digits of a figure written with ASCII digits and thousands commas alone.
+
+    Such a token ("60,331", most of a progress note's new tokens) is in no bound table,
+    is of the "some number" class and has no content key (`token_key`): its keys follow
+    from its digits, without the readings a token of any other shape needs.
+    """
+    digits = token.replace(",", "")
+    return digits if digits.isdigit() and digits.isascii() else None
 
 
 @dataclass(slots=True)

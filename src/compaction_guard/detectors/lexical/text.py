@@ -109,6 +109,8 @@ class Analysis:
 @functools.lru_cache(maxsize=131072)
 def token_key(token: str) -> str | None:
     """Return the content key of a token outside any value or modality phrase."""
+    if token.isascii() and token.replace(",", "").isdigit():
+        return None  # a bare figure ("60,331"): no identifier, no letter, so no content
     if token in STOPWORDS:
         return None
     if is_identifier(token):

@@ -32,6 +32,9 @@ _TRAIL = re.compile(
     r"(?:\((?P<paren>[^()]{1,60})\)|(?:[,;]|\s-{1,3})\s+(?P<tail>[^,;()]{1,40}?))\W*$",
 )
 _MAX_LABEL = 8
+# A label's colon or first dash stands at index 144 at the latest (80 label characters,
+# then a bracket of up to 63 and a space): within the text's first `_LEAD_REACH`.
+_LEAD_REACH = 148
 # A frame that carries these is about force or lifting, not a wish.
 _UNDOING = frozenset({_M.LIFT, _M.LIFT_VERB, _M.OBLIGE})
 _WISH = frozenset({_M.HEDGE, _M.OPTIONAL})
@@ -81,7 +84,7 @@ def find_frames(
             mark_at[position] = number
     words = _Words(tokens, marks, mark_at, clauses)
     frames: list[Frame] = []
-    lead = _LEAD.match(text)
+    lead = _lead(text)
     if lead:
         end = len(tokenize(text[: lead.end()]))
         # A label that ends the text is a heading: it governs the lines under it.
@@ -108,7 +111,7 @@ def bare_words(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """
     label: tuple[str, ...] = ()
     remark: tuple[str, ...] = ()
-    lead = _LEAD.match(text)
+    lead = _lead(text)
     if lead:
         words = tuple(tokenize(text[: lead.end()]))
         label = words if len(words) <= _MAX_BARE else ()
@@ -120,6 +123,19 @@ def bare_words(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 _MAX_BARE = 4
+
+
+def _lead(text: str) -> re.Match[str] | None:
+    """Return `_LEAD.match(text)`, without running the pattern on a text it cannot match.
+
+    Its bracket form opens with "(", and its label form ends at a colon or a dash (at
+    most `_LEAD_REACH` characters in); most sentences have neither, and the lazy label
+    costs a step for each of its first 80 characters before it fails.
+    """
+    head = text[:_LEAD_REACH]
+    if ":" not in head and "-" not in head and not text.startswith("("):
+        return None
+    return _LEAD.match(text)
 
 
 def reframe(marks: Sequence[Mark], frames: Sequence[Frame]) -> tuple[Mark, ...]:

@@ -53,10 +53,11 @@ __all__ = [
     "token_key",
 ]
 
-# Clause breaks: `;`, `: `, brackets, `, `, spaced dashes, and before a conjunction.
+# Clause breaks: `;`, `: `, brackets, `, `, spaced dashes, and before a conjunction. The
+# group keeps each break in the split, so the first one is known without a second scan.
 _CLAUSE_BREAK = re.compile(
-    r"[;()\[\]]|:\s|,\s|\s-{1,2}\s|\s(?=(?:but|however|although|though|whereas|while|yet"
-    r"|and|or|so)\b)",
+    r"([;()\[\]]|:\s|,\s|\s-{1,2}\s|\s(?=(?:but|however|although|though|whereas|while|yet"
+    r"|and|or|so)\b))",
 )
 ID = "id:"
 # "Mb", "Gb": a capital prefix before a small b is bits, which case folding would lose.
@@ -157,16 +158,16 @@ class Wording:
 
 def read_words(text: str) -> Wording:
     """Read one whitespace-folded, detection-form text as far as its tokens and values."""
-    label_rate = is_on("label_rate")
     tokens: list[str] = []
     clauses: list[int] = []
-    for number, piece in enumerate(_CLAUSE_BREAK.split(text)):
+    # Pieces and the breaks between them alternate: clause n is the piece at 2n.
+    split = _CLAUSE_BREAK.split(text)
+    for number, piece in enumerate(split[::2]):
         if piece:
             found = tokenize(piece)
             tokens.extend(found)
             clauses.extend([number] * len(found))
-    first = _CLAUSE_BREAK.search(text) if label_rate else None
-    label = first is not None and first.group().startswith(":")
+    label = len(split) > 1 and split[1].startswith(":") and is_on("label_rate")
     values, rates = _rated(extract_values(tokens), tokens, clauses, label=label)
     return Wording(text, tuple(tokens), tuple(clauses), values, tuple(rates))
 

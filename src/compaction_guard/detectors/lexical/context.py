@@ -37,7 +37,6 @@ from compaction_guard.detectors.lexical.lexicon import (
     SUBORDINATORS,
     WRITE_VERBS,
 )
-from compaction_guard.detectors.lexical.marks import find_modality
 from compaction_guard.detectors.lexical.modality import NEGATIVE, STRONG, Mark, Modality
 from compaction_guard.detectors.lexical.restate import (
     GATES,
@@ -52,7 +51,7 @@ from compaction_guard.detectors.lexical.restate import (
     swaps,
 )
 from compaction_guard.detectors.lexical.switches import is_on
-from compaction_guard.detectors.lexical.text import canonical
+from compaction_guard.detectors.lexical.text import canonical, force_marks
 from compaction_guard.normalize import stem
 from compaction_guard.taxonomy import Site
 
@@ -201,8 +200,7 @@ class Sentences:
         if "_surrounding" in self.__dict__:
             return any(after.marks for after in self._surrounding[0])
         following, _ = self.glance()
-        named_back = is_on("bound_named_back")
-        return any(find_modality(list(tokens), named_back=named_back) for tokens in following)
+        return any(force_marks(list(tokens)) for tokens in following)
 
     @functools.cached_property
     def members(self) -> dict[int, list[int]]:

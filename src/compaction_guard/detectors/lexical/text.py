@@ -47,6 +47,7 @@ __all__ = [
     "Wording",
     "analyse",
     "canonical",
+    "force_marks",
     "join",
     "lexical_form",
     "read_words",
@@ -172,6 +173,15 @@ def read_words(text: str) -> Wording:
     return Wording(text, tuple(tokens), tuple(clauses), values, tuple(rates))
 
 
+def force_marks(tokens: list[str]) -> tuple[Mark, ...]:
+    """Return the force words of `tokens` as `analyse` first reads them, before framing.
+
+    Framing recasts each of these one for one (`frame.reframe`), so a text has marks
+    exactly when this finds one: a caller holding only the tokens can tell that unanalysed.
+    """
+    return find_modality(tokens, named_back=is_on("bound_named_back"))
+
+
 def analyse(text: str, wording: Wording | None = None) -> Analysis:
     """Analyse one whitespace-folded, detection-form text.
 
@@ -182,7 +192,7 @@ def analyse(text: str, wording: Wording | None = None) -> Analysis:
         wording = read_words(text)
     tokens, clauses = list(wording.tokens), list(wording.clauses)
     values, rates = wording.values, wording.rates
-    raw_marks = find_modality(tokens, named_back=is_on("bound_named_back"))
+    raw_marks = force_marks(tokens)
     frames = find_frames(text, tokens, raw_marks, clauses)
     marks = reframe(raw_marks, frames)
     keys: list[str | None] = [token_key(token) for token in tokens]

@@ -157,11 +157,9 @@ class Statement:
         everything `__post_init__` derives from them but `may_refer`.
         """
         other = Statement.__new__(Statement)
-        other.tokens, other.values, other.text = self.tokens, self.values, self.text
-        other.attached, other.implicit, other.clauses = attached, implicit, self.clauses
-        other.words, other.stems, other.stem_set = self.words, self.stems, self.stem_set
-        other.undoing, other.permits = self.undoing, self.permits
-        other.measures, other.bare_number = self.measures, self.bare_number
+        for name in Statement.__slots__:  # every field, so none added later is missed
+            setattr(other, name, getattr(self, name))
+        other.attached, other.implicit = attached, implicit
         other.may_refer = _may_refer(other)
         return other
 

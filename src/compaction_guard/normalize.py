@@ -18,6 +18,7 @@ __all__ = [
     "logical_line_end",
     "logical_line_start",
     "mask_emphasis",
+    "run_tokens",
     "sentence_spans",
     "split_sentences",
     "stem",
@@ -272,16 +273,17 @@ def tokenize(text: str) -> list[str]:
     `--force-with-lease` are single tokens, so they never equal `orders_prod`, `.env`
     or `--force`.
     """
-    return list(itertools.chain.from_iterable(map(_word_tokens, text.split())))
+    return list(itertools.chain.from_iterable(map(run_tokens, text.split())))
 
 
 @functools.lru_cache(maxsize=65536)
-def _word_tokens(word: str) -> tuple[str, ...]:
+def run_tokens(word: str) -> tuple[str, ...]:
     """Return the tokens of one whitespace-free run of `tokenize`'s input.
 
     No token holds whitespace and no lookahead of the token pattern tells whitespace
     from the end of the text, so the tokens of a text are those of its runs in order;
     runs recur across texts ("rows.", "the"), so each is cut once, not once per sentence.
+    A reader that already holds the runs of a text takes their tokens from here.
     """
     if "@" not in word and "://" not in word:
         return tuple(_PLAIN_TOKEN.findall(word))

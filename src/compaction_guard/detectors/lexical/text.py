@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -35,7 +36,7 @@ from compaction_guard.detectors.lexical.lexicon import (
 from compaction_guard.detectors.lexical.marks import find_modality
 from compaction_guard.detectors.lexical.modality import Mark, Modality
 from compaction_guard.detectors.lexical.switches import is_on
-from compaction_guard.normalize import detection_form, stem, tokenize
+from compaction_guard.normalize import detection_form, run_tokens, stem
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -54,12 +55,13 @@ __all__ = [
     "token_key",
 ]
 
-# Clause breaks: `;`, `: `, brackets, `, `, spaced dashes, and before a conjunction. The
-# group keeps each break in the split, so the first one is known without a second scan.
-_CLAUSE_BREAK = re.compile(
-    r"([;()\[\]]|:\s|,\s|\s-{1,2}\s|\s(?=(?:but|however|although|though|whereas|while|yet"
-    r"|and|or|so)\b))",
-)
+# Clause breaks: `;` and brackets anywhere, `: ` and `, `, a spaced dash, and the space
+# before a conjunction. Each is read from the whitespace-free runs of a folded text
+# (`_run_breaks`): a bracket inside a run, a comma or colon ending one, a run that is a
+# dash, a run that opens with a conjunction.
+_INNER_BREAK = re.compile(r"[;()\[\]]")
+_CONJUNCTION = re.compile(r"(?:but|however|although|though|whereas|while|yet|and|or|so)\b")
+_DASHES = frozenset({"-", "--"})
 ID = "id:"
 # "Mb", "Gb": a capital prefix before a small b is bits, which case folding would lose.
 _BITS = re.compile(r"(?<=\d)(\s?[KMGTP])b\b")
@@ -158,19 +160,106 @@ class Wording:
 
 
 def read_words(text: str) -> Wording:
-    """Read one whitespace-folded, detection-form text as far as its tokens and values."""
-    tokens: list[str] = []
-    clauses: list[int] = []
-    # Pieces and the breaks between them alternate: clause n is the piece at 2n.
-    split = _CLAUSE_BREAK.split(text)
-    for number, piece in enumerate(split[::2]):
-        if piece:
-            found = tokenize(piece)
-            tokens.extend(found)
-            clauses.extend([number] * len(found))
-    label = len(split) > 1 and split[1].startswith(":") and is_on("label_rate")
+    """Read one whitespace-folded, detection-form text as far as its tokens and values.
+
+    The text is read run by run (its whitespace-free runs, `normalize.run_tokens`); only
+    the few runs that carry a clause break (`_run_breaks`) are looked at one by one.
+    """
+    runs = text.split()
+    pieces = list(map(run_tokens, runs))
+    special = list(itertools.compress(itertools.count(), map(_run_breaks, runs)))
+    if not special:
+        tokens = list(itertools.chain.from_iterable(pieces))
+        clauses = [0] * len(tokens)
+        label = False
+    else:
+        tokens, clauses, label = _clauses(runs, pieces, special)
+    label = label and is_on("label_rate")
     values, rates = _rated(extract_values(tokens), tokens, clauses, label=label)
     return Wording(text, tuple(tokens), tuple(clauses), values, tuple(rates))
+
+
+@dataclass(frozen=True, slots=True)
+class _Breaks:
+    """The clause breaks one whitespace-free run carries, as `_clauses` reads them.
+
+    `lead` is how the space before the run breaks (a dash run, a conjunction), if it is
+    still there; `inner` the token offsets in the run of its bracket and `;` breaks,
+    whose fragments are cut apart (`tokens`); `trail` the `,` or `:` that ends the run
+    and breaks with the space after it.
+    """
+
+    lead: str
+    inner: tuple[int, ...]
+    tokens: tuple[str, ...]
+    trail: str
+
+
+@functools.lru_cache(maxsize=65536)
+def _run_breaks(run: str) -> _Breaks | None:
+    """Return the clause breaks of one whitespace-free run, or None for a run with none.
+
+    Keyed by the run alone: whether a break applies (a run at the text's end has no
+    space after it) is decided where the runs are read together.
+    """
+    lead = "-" if run in _DASHES else "and" if _CONJUNCTION.match(run) else ""
+    trail = run[-1] if run[-1] in ",:" else ""
+    if _INNER_BREAK.search(run) is None:
+        return _Breaks(lead, (), run_tokens(run), trail) if lead or trail else None
+    inner: list[int] = []
+    tokens: list[str] = []
+    fragments = _INNER_BREAK.split(run)
+    tokens.extend(run_tokens(fragments[0]))
+    for fragment in fragments[1:]:
+        inner.append(len(tokens))
+        tokens.extend(run_tokens(fragment))
+    return _Breaks(lead, tuple(inner), tuple(tokens), trail)
+
+
+def _clauses(
+    runs: list[str], pieces: list[tuple[str, ...]], special: list[int]
+) -> tuple[list[str], list[int], bool]:
+    """Return the tokens of a text, the clause of each, and whether it opens with a label.
+
+    A break ends the clause before it; two breaks in a row leave an empty clause, which
+    still counts. The regular scan these runs stand for reads left to right and a break
+    uses up the spaces it holds: after `, ` or a spaced dash, the next run cannot break
+    at its start. A label is a first break that is a colon ("Daily spend: $500").
+    """
+    breaks = [(i, found) for i in special if (found := _run_breaks(runs[i])) is not None]
+    for i, found in breaks:
+        if found.inner:
+            pieces[i] = found.tokens  # a bracket inside a run cuts its tokens apart
+    starts = list(itertools.accumulate(map(len, pieces), initial=0))
+    last = len(runs) - 1
+    cuts: list[int] = []  # the token offset of each break, in order
+    first = ""
+    spent = -1  # the run whose leading space a break has used up
+    for i, found in breaks:
+        if found.lead and 0 < i != spent:
+            if found.lead == "-":
+                if i < last:
+                    cuts.append(starts[i])
+                    first = first or "-"
+                    spent = i + 1
+                continue
+            cuts.append(starts[i])
+            first = first or " "
+        cuts.extend(starts[i] + offset for offset in found.inner)
+        if found.inner:
+            first = first or "("
+        if found.trail and i < last:
+            cuts.append(starts[i + 1])
+            first = first or found.trail
+            spent = i + 1
+    tokens = list(itertools.chain.from_iterable(pieces))
+    clauses: list[int] = []
+    at = 0
+    for number, cut in enumerate(cuts):
+        clauses.extend([number] * (cut - at))
+        at = cut
+    clauses.extend([len(cuts)] * (len(tokens) - at))
+    return tokens, clauses, first == ":"
 
 
 def force_marks(tokens: list[str]) -> tuple[Mark, ...]:

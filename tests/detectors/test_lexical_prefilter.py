@@ -1,9 +1,11 @@
 """The closed world's prefilter is exact: it skips only statements no reader can depart on.
 
-Each departure reader of `world.py` declares a trigger in `world.TRIGGERS`, a test of the
-statement alone, and may declare its applicability in `world.APPLIES`, a test of the
-constraint part alone, and its binding in `world.BINDS`, a test of the two together;
-before them, `_may_depart` skips a sentence with no word any departure needs. These tests read statements with both prefilters and without them
+Each departure reader of `world.py` declares a trigger in `world.TRIGGERS` and cue words in
+`world.CUES`, tests of the statement alone (`world.triggered` asks both), and may declare
+its applicability in `world.APPLIES`, a test of the constraint part alone, and its binding
+in `world.BINDS` and its needs in `world.NEEDS`, tests of the two together; before them,
+`_may_depart` skips a sentence with no word any departure needs. These tests read
+statements with both prefilters and without them
 (`world.unfiltered()`) and require the same answer: on every verdict fixture, on every
 sentence of every fixture against its own constraint, and on random statements made of
 the words the readers look for.
@@ -54,16 +56,19 @@ def _texts(case: dict[str, object]) -> list[str]:
 
 def _disagreements(part: Part, statement: Statement) -> list[str]:
     """Readers whose trigger rejects `statement`, whose applicability rejects `part`, or
-    whose binding rejects the two together, though they find a departure in it."""
+    whose binding or needs reject the two together, though they find a departure in it."""
     wrong = []
+    triggered = world.triggered(statement)
+    facts = world._facts(part)
     for reader in world._READERS:
-        trigger = world.TRIGGERS.get(reader)
         applies = world.APPLIES.get(reader)
         binds = world.BINDS.get(reader)
+        needs = world.needs_of(statement, (reader,))
         if (
-            (trigger is None or trigger(statement))
+            reader in triggered
             and (applies is None or applies(part))
-            and (binds is None or binds(world._facts(part), statement))
+            and (binds is None or binds(facts, statement))
+            and (needs is world.ANYTHING or not needs.isdisjoint(facts.wants))
         ):
             continue
         with world.unfiltered():  # the reader itself, its binding not asked

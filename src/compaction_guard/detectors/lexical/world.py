@@ -465,7 +465,7 @@ class _Facts:
     something with a unit or per period (a bare number may be a new amount of it).
     `ending` are the acts that end what it keeps (`_ending_acts`), `banned` the stems
     its negation governs (`_banned`), and `bans_value` whether that negation governs one
-    of its values (`_banned_value`).
+    of its values (`_banned_value`); `wants` is what it offers the readers' `NEEDS`.
     """
 
     part: Part
@@ -476,6 +476,7 @@ class _Facts:
     ending: frozenset[str]
     banned: frozenset[str]
     bans_value: bool
+    wants: frozenset[Need]
 
 
 # Parts live in the `parts_of` cache, so their facts are worked out once and not once per
@@ -507,7 +508,11 @@ def _part_facts(part: Part) -> _Facts:
         for h in analysis.values
     )
     ending, banned = _ending_acts(part), _banned(part)
-    return _Facts(part, own, heads, measures, counts, ending, banned, bans_value)
+    flags = {_COUNTS} if counts else set()
+    if bans_value:
+        flags.add(_BANS_VALUE)
+    wants = heads | banned | measures | flags
+    return _Facts(part, own, heads, measures, counts, ending, banned, bans_value, wants)
 
 
 def _measure_keys(value: Value) -> tuple[tuple[str, ...], ...]:
@@ -2264,8 +2269,6 @@ _AGAINST_CUES = _AGAINST | _keys_of(_AGAINST_PHRASES)
 
 
 def _lift_trigger(st: Statement) -> bool:
-    if _LIFT_CUES.isdisjoint(st.words):
-        return False
     return (
         not _LIFT.isdisjoint(st.words)
         or _has_phrase(st.tokens, _LIFT_PHRASES) is not None
@@ -2274,8 +2277,6 @@ def _lift_trigger(st: Statement) -> bool:
 
 
 def _supersede_trigger(st: Statement) -> bool:
-    if _SUPERSEDE_CUES.isdisjoint(st.words):
-        return False
     past = _has_phrase(st.tokens, _SUPERSEDE_PHRASES)
     return not _SUPERSEDE.isdisjoint(st.words) or past is not None
 
@@ -2289,18 +2290,18 @@ def _extension_trigger(st: Statement) -> bool:
 
 
 def _exception_trigger(st: Statement) -> bool:
-    if _EXCEPT_CUES.isdisjoint(st.words):
-        return False
     return not _EXCEPT.isdisjoint(st.words) or _has_phrase(st.tokens, _EXCEPT_PHRASES) is not None
 
 
 # Each reader's trigger: a test of the statement alone (never of the constraint) that holds
 # whenever the reader can find a departure in it, for any constraint. It is worked out once
 # per sentence of a view and shared by every constraint, so a statement none of whose
-# readers is triggered is skipped without being read. A trigger must be a necessary
-# condition, nothing less: tests/detectors/test_lexical_prefilter.py runs every reader on
-# statements its trigger rejects and requires no departure. A reader missing from this table
-# is read on every statement (never prefiltered), so a new reader is exact before it has one.
+# readers is triggered is skipped without being read. A reader is triggered when the
+# statement holds one of its cue words (`CUES`, when it has some) and passes its test here
+# (when it has one). Both must be necessary conditions, nothing less:
+# tests/detectors/test_lexical_prefilter.py runs every reader on statements `triggered`
+# rejects and requires no departure. A reader missing from both tables is read on every
+# statement (never prefiltered), so a new reader is exact before it has one.
 TRIGGERS: dict[Reader, Trigger] = {
     _lift: _lift_trigger,
     _unverb: lambda st: bool(st.undoing),
@@ -2308,8 +2309,7 @@ TRIGGERS: dict[Reader, Trigger] = {
     _permission: _permission_trigger,
     _extension: _extension_trigger,
     _exception: _exception_trigger,
-    _scope: lambda st: not _SCOPE_CUES.isdisjoint(st.words)
-    and _has_phrase(st.tokens, _SCOPE_PHRASES) is not None,
+    _scope: lambda st: _has_phrase(st.tokens, _SCOPE_PHRASES) is not None,
     _change: lambda st: (
         not _CHANGE.isdisjoint(st.words)
         or not _MOVING.isdisjoint(st.words)
@@ -2317,14 +2317,60 @@ TRIGGERS: dict[Reader, Trigger] = {
     ),
     _value: lambda st: bool(st.values)
     and (st.implicit or not _reported(st.tokens) or _value_before_noun(st)),
-    _slot_permission: lambda st: not _SLOT_PERMITS_OR_EXEMPT.isdisjoint(st.words),
     _slot_drift: lambda st: bool(st.permits) and _drift_trigger(st),
     _unit_permission: _permission_trigger,
     _other_choice: lambda st: _may_name_a_choice(st.tokens),
-    _omission: lambda st: not _OMIT.isdisjoint(st.words),
-    _concession: lambda st: not _CONCESSION_CUES.isdisjoint(st.words)
-    and _has_phrase(st.tokens, _CONCESSIONS) is not None,
+    _concession: lambda st: _has_phrase(st.tokens, _CONCESSIONS) is not None,
 }
+# Each cued reader's cue words: a statement holding none of them cannot trigger it, so most
+# statements (a progress note holds few departure words) are told apart from every cued
+# reader by one set intersection, and only the triggers of the readers whose cues they
+# hold are asked. A phrase counts by its key word (`_keys_of`).
+CUES: dict[Reader, frozenset[str]] = {
+    _lift: _LIFT_CUES,
+    _supersede: _SUPERSEDE_CUES,
+    _permission: _PERMIT,  # `Statement.permits` needs a permission word
+    _extension: _ADDING | _PERMIT,
+    _exception: _EXCEPT_CUES,
+    _scope: _SCOPE_CUES,
+    _change: _CHANGE | _MOVING | _LIFT,
+    _slot_permission: _SLOT_PERMITS_OR_EXEMPT,
+    _slot_drift: _PERMIT,
+    _unit_permission: _PERMIT,
+    _omission: _OMIT,
+    _concession: _CONCESSION_CUES,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """How `triggered` asks the readers of `readers`, worked out once per reader table.
+
+    `free` are the positions of the readers with no cue words (asked of every statement),
+    `cued` the positions of the readers each cue word may trigger, and `tests` each
+    reader's trigger, None when it has none.
+    """
+
+    readers: tuple[Reader, ...]
+    free: tuple[int, ...]
+    cued: dict[str, tuple[int, ...]]
+    cue_words: frozenset[str]
+    tests: tuple[Trigger | None, ...]
+
+
+def _plan_of(readers: tuple[Reader, ...]) -> _Plan:
+    cued: dict[str, list[int]] = {}
+    for at, reader in enumerate(readers):
+        for word in CUES.get(reader, ()):
+            cued.setdefault(word, []).append(at)
+    free = tuple(at for at, reader in enumerate(readers) if reader not in CUES)
+    tests = tuple(TRIGGERS.get(reader) for reader in readers)
+    by_word = {word: tuple(found) for word, found in cued.items()}
+    return _Plan(readers, free, by_word, frozenset(by_word), tests)
+
+
+# The plan of `_READERS`; remade when the table is (a test adds a reader to it).
+_PLANS: IdentityMemo[tuple[Reader, ...], _Plan] = IdentityMemo(8)
 # On unless `unfiltered()` turns it off; a context variable, so a reference reading in one
 # thread or task never switches off the prefilter of a `check()` running beside it.
 _PREFILTER: ContextVar[bool] = ContextVar("lexical_prefilter", default=True)
@@ -2341,11 +2387,13 @@ def triggered(statement: Statement) -> tuple[Reader, ...]:
     """Return the readers that may find a departure in `statement`, in reading order."""
     if not _PREFILTER.get():
         return _READERS
-    return tuple(
-        reader
-        for reader in _READERS
-        if (trigger := TRIGGERS.get(reader)) is None or trigger(statement)
-    )
+    plan = _PLANS.get(_READERS, _plan_of)
+    hits = plan.cue_words.intersection(statement.words)
+    at: Sequence[int] = plan.free
+    if hits:
+        at = sorted(set(at).union(*map(plan.cued.__getitem__, hits)))
+    readers, tests = plan.readers, plan.tests
+    return tuple(readers[i] for i in at if (test := tests[i]) is None or test(statement))
 
 
 # Each reader's applicability: a test of the constraint part alone (never of a statement)
@@ -2464,6 +2512,63 @@ BINDS: dict[Reader, Callable[[_Facts, Statement], bool]] = {
         st.implicit or (st.attached and not _POINTERS.isdisjoint(st.words))
     ),
 }
+
+
+# What a part can offer a statement's bindings, one key each (`_Facts.wants`): its head and
+# banned stems, its values' `_measure_keys`, and these two, when it counts something (a bare
+# number may be a new amount of it) or its negation governs a value.
+Need = str | tuple[str, ...]
+_COUNTS: Need = ("\0counts",)
+_BANS_VALUE: Need = ("\0bans value",)
+
+
+def _permission_needs(st: Statement) -> frozenset[Need] | None:
+    if st.implicit or st.attached or (st.may_refer and not _AGAINST_CUES.isdisjoint(st.words)):
+        return None
+    return st.stem_set | st.measures | ({_BANS_VALUE} if st.values else _NONE)
+
+
+def _change_needs(st: Statement) -> frozenset[Need] | None:
+    aspect = st.attached and not _VALUE_ASPECTS.isdisjoint(st.stem_set)
+    return None if st.may_refer or aspect or not _TARGETS.isdisjoint(st.words) else st.stem_set
+
+
+# Each bound reader's needs: a coarser form of its binding, one set per statement, so that
+# `BINDS[reader](facts, st)` holds only when the set meets `facts.wants` (or is None: the
+# statement alone may bind). A statement's needs for all of a part's readers are worked out
+# once per view (`_Topic.needs`) and one set test per part skips most statements with no
+# call (tests/detectors/test_lexical_prefilter.py checks them like the bindings).
+NEEDS: dict[Reader, Callable[[Statement], frozenset[Need] | None]] = {
+    _lift: lambda st: None if st.may_refer else st.stem_set,
+    _permission: _permission_needs,
+    _extension: lambda st: st.stem_set,
+    _change: _change_needs,
+    _value: lambda st: st.measures | ({_COUNTS} if st.bare_number else _NONE),
+    _other_choice: lambda st: st.stem_set if st.attached else _NONE,
+    _scope: lambda st: (
+        None if st.implicit or (st.attached and not _POINTERS.isdisjoint(st.words)) else _NONE
+    ),
+}
+
+
+# What `needs_of` returns when some reader needs nothing of the part: every part meets it.
+ANYTHING: frozenset[Need] = frozenset({("\0anything",)})
+
+
+def needs_of(statement: Statement, readers: Sequence[Reader]) -> frozenset[Need]:
+    """Return what a part must offer for one of `readers` to bind `statement` (`NEEDS`).
+
+    `ANYTHING` when one of them needs nothing (it has no needs, or the statement alone
+    binds it).
+    """
+    found: set[Need] = set()
+    for reader in readers:
+        need = NEEDS.get(reader)
+        wanted = None if need is None else need(statement)
+        if wanted is None:
+            return ANYTHING
+        found |= wanted
+    return frozenset(found)
 
 
 def applicable(part: Part) -> frozenset[Reader]:
@@ -2990,7 +3095,17 @@ def _topic_departure(
         statement = topic.statements.get((attached, implicit)) or topic.statement(
             attached=attached, implicit=implicit
         )
-        departure = _clause_departure(facts, statement, readers, binds)
+        # What the part must offer for one of its readers to bind the statement (`NEEDS`),
+        # worked out once per view for the parts reading it with the same readers.
+        gate = (attached, implicit, applying)
+        needs = topic.needs.get(gate)
+        if needs is None:
+            needs = topic.needs[gate] = needs_of(statement, readers)
+        departure = (
+            None
+            if binds and needs is not ANYTHING and needs.isdisjoint(facts.wants)
+            else _clause_departure(facts, statement, readers, binds)
+        )
         if departure is not None and departure.kind is not None:
             return departure
         unnamed = unnamed or departure or _bare_departure(topic, attached=attached)
@@ -3266,6 +3381,10 @@ class _Topic:
     statements: dict[tuple[bool, bool], Statement] = field(default_factory=dict)
     # Its readers that apply to a part, by the part's `applicable` set: parts share a few.
     applied: dict[frozenset[Reader], tuple[Reader, ...]] = field(default_factory=dict)
+    # `needs_of` its statement and those readers, by attachment and `applicable` set.
+    needs: dict[tuple[bool, bool, frozenset[Reader]], frozenset[Need]] = field(
+        default_factory=dict
+    )
     # Whether it permits a bare anaphor ("That is fine now"): asked for every mention it follows.
     bare_permission: bool = field(init=False)
 

@@ -115,30 +115,38 @@ def _referring_marks(ctx: _Facts, clause: list[tuple[Analysis, int]]) -> Counter
     A clause about something else yields none. A clause that names the rule by anaphor but
     adds content of its own ("waived that restriction for the beta cohort") is SCOPED.
     """
-    refers = pointed = foreign = narrows = False
-    classes: Counter[Modality] = Counter()
-    scoping = _scoping_words(clause)
+    refers = pointed = False
+    foreign: list[int] = []  # the places of content of the clause's own
     for place, (analysis, index) in enumerate(clause):
         mark = analysis.mark_at[index]
         token = analysis.tokens[index]
         key = analysis.keys[index]
-        if mark >= 0 and analysis.marks[mark].start == index:
-            modality = analysis.marks[mark].modality
-            if not (modality is _M.LIFT_VERB and _acts(ctx.part, analysis, index)):
-                classes[modality] += 1
         if token in ANAPHORS or (ctx.part.classes[_M.ONLY] and token in ONLY_WORDS):
             refers = pointed = True  # "other buckets" points back at an exclusive rule
         elif key in ctx.part.family or stem(token) in RULE_NOUNS:
             refers = True
         elif key is not None and not key.startswith("~") and mark < 0 and key not in GENERIC:
-            foreign = True
-            narrows = narrows or scoping[place]
+            foreign.append(place)
     if not refers or (foreign and not pointed):
         return Counter()
-    if foreign and narrows:
+    # Its marks and the words that scope it are read only for a clause that points back.
+    classes = _clause_marks(ctx.part, clause)
+    if foreign and any(map(_scoping_words(clause).__getitem__, foreign)):
         classes[SCOPED] += 1
     if pointed:
         classes[POINTED] += 1
+    return classes
+
+
+def _clause_marks(part: Part, clause: list[tuple[Analysis, int]]) -> Counter[Modality]:
+    """Count the force words of a clause, less lifting verbs that are the rule's act (`_acts`)."""
+    classes: Counter[Modality] = Counter()
+    for analysis, index in clause:
+        mark = analysis.mark_at[index]
+        if mark >= 0 and analysis.marks[mark].start == index:
+            modality = analysis.marks[mark].modality
+            if not (modality is _M.LIFT_VERB and _acts(part, analysis, index)):
+                classes[modality] += 1
     return classes
 
 

@@ -339,10 +339,24 @@ class Reading:
     explicit: bool = False
     strong: bool = False
     signs: bool = False
-    evidence: dict[str, Any] = field(default_factory=dict)
+    # The evidence, or how to work it out (`evidence`): most readings are never shown.
+    _evidence: dict[str, Any] | Callable[[], dict[str, Any]] = field(default_factory=dict)
     hint: Kind | None = None
     sids: tuple[int, ...] = ()
     span: tuple[int, int] | None = None
+
+    @property
+    def evidence(self) -> dict[str, Any]:
+        """The evidence that decided the reading, worked out on first read.
+
+        A verdict shows the evidence of one reading, or of a few traces, out of every
+        reading of a constraint; a rule that gathers evidence no decision reads
+        (`Context.reading`, `later`) leaves it until it is shown.
+        """
+        found = self._evidence
+        if callable(found):
+            found = self._evidence = found()
+        return found
 
 
 @_unlocked
@@ -355,11 +369,29 @@ class Context:
     win: Analysis  # the window's analysis, read by every rule
     facts: Sentences  # what the window's sentences hold whatever the part
     al: Alignment
-    w_classes: Counter[Modality]
-    w_parity: int
+    held: Region  # what the clauses of the alignment's region hold
     region_tokens: tuple[int, ...]
     region_values: list[Value]
-    counted: int = 0
+
+    # The window's forces, its polarity and its count of negations, as the restatements
+    # read them (`_restate`). Not every reading asks for them: a weak trace whose
+    # missing anchors already show damage never does, so they are read on first use.
+    @functools.cached_property
+    def w_classes(self) -> Counter[Modality]:
+        """How often the region says each force, restatements read in (`_restate`)."""
+        return _restate(self)
+
+    @functools.cached_property
+    def w_parity(self) -> int:
+        """The window's polarity: its counted negations, turned by restatements (`_restate`)."""
+        _ = self.w_classes
+        return self.__dict__["w_parity"]  # type: ignore[no-any-return]
+
+    @functools.cached_property
+    def counted(self) -> int:
+        """How many of the region's negations count (`_negates`), less denied exclusives."""
+        _ = self.w_classes
+        return self.__dict__["counted"]  # type: ignore[no-any-return]
 
     @functools.cached_property
     def topical(self) -> bool:
@@ -496,25 +528,44 @@ class Context:
         """Referring clauses around the window (see `afterthought`)."""
         return afterthought.afterthoughts(self)
 
-    def reading(self, kind: Kind | None, rule: str, **extra: Any) -> Reading:
-        """Return a Reading of this window with the standard evidence fields."""
-        evidence = {
-            "site": _SITE_VALUES[self.window.site],
-            "sentence": self.win.text,
-            "constraint": self.part.text,
-            "coverage": round(self.al.coverage, 3),
-            **extra.pop("evidence", {}),
-        }
+    def reading(
+        self,
+        kind: Kind | None,
+        rule: str,
+        *,
+        later: Callable[[], dict[str, Any]] | None = None,
+        **extra: Any,
+    ) -> Reading:
+        """Return a Reading of this window with the standard evidence fields.
+
+        `later`, when given, works out the rule's own evidence (instead of `evidence`)
+        the first time the reading's evidence is read.
+        """
+        evidence: dict[str, Any] | Callable[[], dict[str, Any]]
+        if later is None:
+            evidence = self._evidence(extra.pop("evidence", {}))
+        else:
+            evidence = lambda: self._evidence(later())  # noqa: E731 (read on first use)
         return Reading(
             kind,
             rule,
             self.al.coverage,
             self.window.site,
             self.window.tool,
-            evidence=evidence,
+            _evidence=evidence,
             sids=self.window.sids,
             **extra,
         )
+
+    def _evidence(self, own: dict[str, Any]) -> dict[str, Any]:
+        """Return the standard evidence fields followed by a rule's `own`."""
+        return {
+            "site": _SITE_VALUES[self.window.site],
+            "sentence": self.win.text,
+            "constraint": self.part.text,
+            "coverage": round(self.al.coverage, 3),
+            **own,
+        }
 
 
 _PRECEDENCE = frozenset({"before", "first", "prior"})
@@ -523,28 +574,34 @@ _SITE_VALUES = {site: site.value for site in Site}
 
 
 def build_context(part: Part, window: Window, al: Alignment) -> Context:
-    """Collect the window's force words in the part's region and apply the restatements."""
-    win = window.analysis
+    """Collect the part's region of the window; its force words are read on first use."""
     facts = window.facts
     held = facts.region(al.region)
-    marks, classes = _force_words(held, win, al)
-    tokens = held.tokens
-    values = _distributed(part, list(held.values), facts.each)
-    # Only a negative mark can count (`_negates`), and a lift verb is none: the region's
-    # negative marks are those of `marks` either way.
-    counted = sum(1 for mark in held.negative if _negates(mark, win, al))
-    ctx = Context(
+    return Context(
         part=part,
         window=window,
-        win=win,
+        win=window.analysis,
         facts=facts,
         al=al,
-        w_classes=classes,
-        w_parity=counted % 2,
-        counted=counted,
-        region_tokens=tokens,
-        region_values=values,
+        held=held,
+        region_tokens=held.tokens,
+        region_values=_distributed(part, list(held.values), facts.each),
     )
+
+
+def _restate(ctx: Context) -> Counter[Modality]:
+    """Collect the window's force words in the part's region and apply the restatements.
+
+    Called once, on the first read of `w_classes`, `w_parity` or `counted`: it puts all
+    three in the context's `__dict__` first, where the restatements below read and turn
+    them, and returns the forces.
+    """
+    part, win, al = ctx.part, ctx.win, ctx.al
+    marks, classes = _force_words(ctx.held, win, al)
+    # Only a negative mark can count (`_negates`), and a lift verb is none: the region's
+    # negative marks are those of `marks` either way.
+    counted = sum(1 for mark in ctx.held.negative if _negates(mark, win, al))
+    ctx.__dict__.update(w_classes=classes, w_parity=counted % 2, counted=counted)
     _turned_acts(ctx)
     _restrict_permissions(ctx, marks)
     if negated_other_bound(ctx):
@@ -584,7 +641,7 @@ def build_context(part: Part, window: Window, al: Alignment) -> Context:
     elif ctx.counted and is_on("exclusive_echo") and exclusive_echo(ctx):
         ctx.w_parity ^= 1  # "only on X and nowhere else": its negation says "only" again
     _deny_exclusive(ctx, marks)
-    return ctx
+    return classes
 
 
 def _force_words(

@@ -1266,28 +1266,29 @@ def _absence(ctx: Context) -> Reading:
         if not any(distributed_rate(ctx, v, f) for f in ctx.region_values)
     ]
     ids = _missing_identifiers(ctx)
-    lost = ctx.lost
     strong = ctx.al.coverage >= STRONG_COVERAGE and ctx.topical
-    evidence: dict[str, Any] = {"missing": [*missing, *ids], "lost": lost}
-    evidence["replaced"] = _replaced(ctx) or (bool(lost) and _copy_without_force(ctx))
+
+    def evidence(**more: str) -> Callable[[], dict[str, Any]]:
+        # What was missing and whether it was replaced is read only where it is shown.
+        def found() -> dict[str, Any]:
+            lost = ctx.lost
+            replaced = _replaced(ctx) or (bool(lost) and _copy_without_force(ctx))
+            return {"missing": [*missing, *ids], "lost": lost, "replaced": replaced, **more}
+
+        return found
+
     if missing and strong and not _unread_numeral(ctx) and not _kept_elsewhere(ctx, missing):
-        return ctx.reading(
-            Kind.MUTATED, "anchor_diff", evidence=evidence | {"why": "value vanished"}
-        )
+        return ctx.reading(Kind.MUTATED, "anchor_diff", later=evidence(why="value vanished"))
     if ids and _rest_coverage(ctx, ids) >= STRONG_COVERAGE and ctx.al.matched_keys >= 2:  # noqa: PLR2004
-        return ctx.reading(
-            Kind.MUTATED, "anchor_diff", evidence=evidence | {"why": "identifier vanished"}
-        )
-    if lost and strong and not missing and not ctx.guarded:
-        return ctx.reading(
-            Kind.WEAKENED, "modality_loss", evidence=evidence | {"why": "force lost"}
-        )
-    signs = bool(missing or ids or lost) or (ctx.topical and _clean(ctx, None) is not None)
+        return ctx.reading(Kind.MUTATED, "anchor_diff", later=evidence(why="identifier vanished"))
+    if strong and not missing and ctx.lost and not ctx.guarded:
+        return ctx.reading(Kind.WEAKENED, "modality_loss", later=evidence(why="force lost"))
+    signs = bool(missing or ids or ctx.lost) or (ctx.topical and _clean(ctx, None) is not None)
     rule = "suspect" if ctx.topical else "trace"
     hint = _hint(ctx)
-    if hint is not None:
-        evidence["hint"] = hint.value
-    return ctx.reading(None, rule, signs=signs or hint is not None, evidence=evidence, hint=hint)
+    if hint is None:
+        return ctx.reading(None, rule, signs=signs, later=evidence())
+    return ctx.reading(None, rule, signs=True, later=evidence(hint=hint.value), hint=hint)
 
 
 def _kept_elsewhere(ctx: Context, missing: Sequence[str]) -> bool:

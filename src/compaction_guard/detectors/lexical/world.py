@@ -2470,15 +2470,33 @@ def _permission_binds(facts: _Facts, st: Statement) -> bool:
     )
 
 
+def _holds_value_subject(st: Statement) -> bool:
+    """Tell whether a statement may hold a subject `_value` binds a value of the rule to.
+
+    Apart from a mention (neither attached nor implicit) only a rule reference (`refs`,
+    which `Statement.may_refer` foretells) or a target noun with "now" ("the window is now
+    04:00-06:00") does: the rule's own words there (`_slot_mentions`) only stand between a
+    value and another subject, and the readers of the rule's subject (`_subject_value`,
+    `_subject_bound`, `_remark_value`) read only next to a copy.
+    """
+    return (
+        st.attached
+        or st.may_refer  # implicit, or a rule noun or value noun
+        or ("now" in st.words and not _TARGETS.isdisjoint(st.words))
+    )
+
+
 def _value_binds(facts: _Facts, st: Statement) -> bool:
     """Tell whether `_value` may find a new value bound to the rule in the statement.
 
     It needs a new value of the rule's measure (`_new_value`, `_bare_new`), and a subject
-    to bind it to: a reference or mention (named, or in `_slot_mentions`), a target
-    noun, or, attached, an aspect noun or a slot word (`_subject_value`,
-    `_subject_bound`); implicit, its remark readers.
+    to bind it to (`_holds_value_subject`): a reference or mention (named, or in
+    `_slot_mentions`), a target noun, or, attached, an aspect noun or a slot word
+    (`_subject_value`, `_subject_bound`); implicit, its remark readers.
     """
     if facts.measures.isdisjoint(st.measures) and not (facts.counts and st.bare_number):
+        return False
+    if not _holds_value_subject(st):
         return False
     return (
         _named(facts, st)
@@ -2543,7 +2561,11 @@ NEEDS: dict[Reader, Callable[[Statement], frozenset[Need] | None]] = {
     _permission: _permission_needs,
     _extension: lambda st: st.stem_set,
     _change: _change_needs,
-    _value: lambda st: st.measures | ({_COUNTS} if st.bare_number else _NONE),
+    _value: lambda st: (
+        st.measures | ({_COUNTS} if st.bare_number else _NONE)
+        if _holds_value_subject(st)
+        else _NONE
+    ),
     _other_choice: lambda st: st.stem_set if st.attached else _NONE,
     _scope: lambda st: (
         None if st.implicit or (st.attached and not _POINTERS.isdisjoint(st.words)) else _NONE

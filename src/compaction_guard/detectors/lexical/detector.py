@@ -16,7 +16,15 @@ from compaction_guard.detectors.lexical.align import Part, parts_of
 from compaction_guard.detectors.lexical.context import Sentences
 from compaction_guard.detectors.lexical.damage import UNSURE
 from compaction_guard.detectors.lexical.index import ViewIndex
-from compaction_guard.detectors.lexical.rules import STRONG_COVERAGE, Reading, Window, evaluate
+from compaction_guard.detectors.lexical.rules import (
+    STRONG_COVERAGE,
+    Reading,
+    Window,
+    Words,
+    could_trace,
+    evaluate,
+    words_of,
+)
 from compaction_guard.detectors.lexical.switches import is_on
 from compaction_guard.detectors.lexical.text import join
 from compaction_guard.detectors.lexical.world import Departure, closed_world
@@ -190,11 +198,24 @@ def _read(part: Part, index: ViewIndex, sids: tuple[int, ...]) -> Reading | None
     if memo_key in index.memo:
         return index.memo[memo_key]  # type: ignore[return-value]
     window = index.memo.get(("window", sids))
+    if window is None and len(sids) == 1 and not could_trace(part, _words(index, sids[0])):
+        # No trace, told from the tokens: a sentence no part traces is never analysed
+        # here. Once its window is built, the alignment tells as cheaply.
+        index.memo[memo_key] = None
+        return None
     if not isinstance(window, Window):
         window = index.memo["window", sids] = _window(index, sids)
     reading = evaluate(part, window)
     index.memo[memo_key] = reading
     return reading
+
+
+def _words(index: ViewIndex, sid: int) -> Words:
+    """Read the tokens of sentence `sid` for `could_trace`, once per view."""
+    words = index.memo.get(("words", sid))
+    if not isinstance(words, Words):
+        words = index.memo["words", sid] = words_of(index.sentences[sid].worded().tokens)
+    return words
 
 
 def _window(index: ViewIndex, sids: tuple[int, ...]) -> Window:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from compaction_guard.anchors import comparable, is_identifier, values_equal
+from compaction_guard.anchors import are_siblings, comparable, is_identifier, values_equal
 from compaction_guard.detectors.lexical.adjunct import is_adjunct, time_relation
 from compaction_guard.detectors.lexical.align import align
 from compaction_guard.detectors.lexical.context import (
@@ -30,6 +30,7 @@ from compaction_guard.detectors.lexical.context import (
     is_name,
     missing_values,
     names_core,
+    names_in,
 )
 from compaction_guard.detectors.lexical.damage import (
     hedge,
@@ -44,6 +45,7 @@ from compaction_guard.detectors.lexical.lexicon import (
     GENERIC,
     LIGHT_NOUNS,
     MOTION,
+    PHRASES,
     RELATIONS,
     REPORTING,
     STOPWORDS,
@@ -60,7 +62,7 @@ from compaction_guard.detectors.lexical.mutation import (
 )
 from compaction_guard.detectors.lexical.restate import pieces
 from compaction_guard.detectors.lexical.switches import is_on
-from compaction_guard.detectors.lexical.text import ID, canonical, token_key
+from compaction_guard.detectors.lexical.text import BOUND, ID, canonical, force_marks, token_key
 from compaction_guard.detectors.lexical.world import CHANGE_VERBS
 from compaction_guard.normalize import stem, tokenize
 from compaction_guard.taxonomy import Kind, Site
@@ -73,7 +75,7 @@ if TYPE_CHECKING:
     from compaction_guard.detectors.lexical.context import Sentences
     from compaction_guard.detectors.lexical.text import Analysis
 
-__all__ = ["STRONG_COVERAGE", "Reading", "Window", "evaluate"]
+__all__ = ["STRONG_COVERAGE", "Reading", "Window", "Words", "could_trace", "evaluate", "words_of"]
 
 _Rule = TypeVar("_Rule", bound=Callable[..., object])
 
@@ -124,6 +126,77 @@ def _is_trace(part: Part, al: Alignment, window: Sentences) -> bool:
     if not part.named.isdisjoint(al.matches):  # a matched identifier (keyed `id:`)
         return True
     return has_sibling(part, al, window)
+
+
+@dataclass(slots=True)
+class Words:
+    """What the tokens of a sentence tell before it is analysed (`could_trace`)."""
+
+    tokens: tuple[str, ...]
+    keys: frozenset[str | None]  # the content key of each token as written (`token_key`)
+    names: tuple[tuple[int, str], ...]  # its names, as `Sentences.names` has them
+    hyphenated: bool  # a token has a hyphen: the analysis may hold compound pieces
+    bounded: bool | None = None  # `bound`, once read
+
+    def bound(self) -> bool:
+        """Tell whether the tokens hold a bound phrase, the one place of the `~bound` key.
+
+        The analysis puts that key on the first word of each bound mark; its marks are
+        those of `text.force_marks` recast by frames to hedges or absorbed marks only
+        (`frame.reframe`), so a sentence without a bound there has none.
+        """
+        if self.bounded is None:
+            marks = force_marks(list(self.tokens))
+            self.bounded = any(m.modality in (_M.MAX, _M.MIN) for m in marks)
+        return self.bounded
+
+
+def words_of(tokens: tuple[str, ...]) -> Words:
+    """Read a sentence's tokens for `could_trace`."""
+    return Words(
+        tokens,
+        frozenset(map(token_key, tokens)),
+        names_in(tokens),
+        any("-" in t for t in tokens),
+    )
+
+
+# The keys an analysis gives a token other than its own (`text.analyse`): a multi-word
+# synonym's key on its first word (`lexicon.PHRASES`), or `~bound` on a bound mark.
+_PHRASE_KEYS = frozenset(PHRASES.values())
+
+
+def could_trace(part: Part, words: Words) -> bool:
+    """Tell whether a sentence may be a trace of `part`, from its tokens alone.
+
+    False only where `evaluate` finds no trace, so the sentence need not be analysed for
+    this part. An analysis keys each token with its own key (`text.token_key`), none, a
+    multi-word synonym's key, or `~bound` on a bound mark (`Words.bound`), so the part's
+    words an alignment can match are among those whose key one of these may be. Each
+    test of `_is_trace` asks more of those words than this does (its sibling test, of
+    fewer names). A part with verbs of an act (matched by other verbs), one whose words
+    may sit in a window other than as their keys (`Part.indirect`) and a hyphenated
+    sentence (compound pieces) are rejected only when no word at all may match.
+    """
+    if part.indirect:
+        return True  # "~readonly" and hyphenated words: found other ways (`align._found`)
+    keys = part.analysis.keys
+    found = [i for i, key in part.keyed if key in words.keys or key in _PHRASE_KEYS]
+    pseudo = [i for i, key in part.keyed if key.startswith("~")]
+    if any(keys[i] != BOUND for i in pseudo):
+        return True  # a pseudo key this does not know where an analysis puts
+    if pseudo and words.bound():
+        found += pseudo
+    if not found:
+        return False
+    if part.acts or words.hyphenated or not part.named.isdisjoint(found):
+        return True
+    tokens = part.analysis.tokens
+    return (
+        len({keys[i] for i in found}) >= min(2, part.key_count)
+        or sum(part.weight_at[i] for i in found) / part.total >= TOPIC_COVERAGE
+        or any(are_siblings(tokens[i], name) for i in part.names for _, name in words.names)
+    )
 
 
 def _verbatim(ctx: Context) -> Reading | None:

@@ -3079,7 +3079,7 @@ def closed_world(part: Part, index: ViewIndex, certs: Sequence[Reading]) -> Depa
     return _topic_departure(part, index, skip, unnamed_residue)
 
 
-def _topic_departure(
+def _topic_departure(  # noqa: C901 (one flat loop: it runs for every topic sentence of a part)
     part: Part, index: ViewIndex, skip: frozenset[int], unnamed: Departure | None = None
 ) -> Departure | None:
     """Read every topic sentence but the copies in `skip`; return the first departure.
@@ -3095,44 +3095,43 @@ def _topic_departure(
         topic = topics.get(sid) or topics.read(sid)
         readers = topic.readers
         if readers:  # `topic.applying(applying)`, its kept answer looked up here
-            readers = topic.applied.get(applying) or topic.applying(applying)
+            readers = topic.applied.get(applying)
+            if readers is None:
+                readers = topic.applying(applying)
         # "Daily spend stays under $500. Scrapped.": a remark with no subject of its own
         # right after the copy speaks about the copy.
         remark = sid in after_copy and elliptical(topic.wording.tokens)
-        if not readers:
-            # Only an attached bare permission departs here (`_bare_departure`), and only
-            # the first unnamed departure is kept: the two tests spare the call.
+        departure = None
+        if readers:
+            # A cell of the copy's table row, or a bracketed remark right after it on its
+            # line, speaks about the copy without naming it: "| lifted |", "(retired ...)".
+            implicit = remark or (
+                attached
+                and index.sentences[sid].text.startswith(("|", "("))
+                and any(index.same_line(sid, s) for s in skip)
+            )
+            # The statement and what the part must offer for one of its readers to bind it
+            # (`NEEDS`), worked out once per view for the parts reading it with these readers.
+            gate = topic.gates.get((attached, implicit, applying))
+            if gate is None:
+                statement = topic.statement(attached=attached, implicit=implicit)
+                gate = topic.gates[attached, implicit, applying] = (
+                    statement,
+                    needs_of(statement, readers),
+                )
+            statement, needs = gate
+            if not binds or needs is ANYTHING or not needs.isdisjoint(facts.wants):
+                departure = _clause_departure(facts, statement, readers, binds)
+                if departure is not None and departure.kind is not None:
+                    return departure
+        # Only the first unnamed departure is kept, and only an attached bare permission
+        # departs here (`_bare_departure`): the tests spare the calls.
+        if unnamed is None:
+            unnamed = departure
             if unnamed is None and attached and topic.bare_permission:
                 unnamed = _bare_departure(topic, attached=attached)
             if unnamed is None and remark:
                 unnamed = _remark_departure(topic)
-            continue
-        # A cell of the copy's table row, or a bracketed remark right after it on its line,
-        # speaks about the copy without naming it: "| lifted |", "(retired last sprint)".
-        implicit = remark or (
-            attached
-            and index.sentences[sid].text.startswith(("|", "("))
-            and any(index.same_line(sid, s) for s in skip)
-        )
-        statement = topic.statements.get((attached, implicit)) or topic.statement(
-            attached=attached, implicit=implicit
-        )
-        # What the part must offer for one of its readers to bind the statement (`NEEDS`),
-        # worked out once per view for the parts reading it with the same readers.
-        gate = (attached, implicit, applying)
-        needs = topic.needs.get(gate)
-        if needs is None:
-            needs = topic.needs[gate] = needs_of(statement, readers)
-        departure = (
-            None
-            if binds and needs is not ANYTHING and needs.isdisjoint(facts.wants)
-            else _clause_departure(facts, statement, readers, binds)
-        )
-        if departure is not None and departure.kind is not None:
-            return departure
-        unnamed = unnamed or departure or _bare_departure(topic, attached=attached)
-        if unnamed is None and remark:
-            unnamed = _remark_departure(topic)
     return unnamed or _remote_departure(part, index, skip, shared)
 
 
@@ -3403,9 +3402,10 @@ class _Topic:
     statements: dict[tuple[bool, bool], Statement] = field(default_factory=dict)
     # Its readers that apply to a part, by the part's `applicable` set: parts share a few.
     applied: dict[frozenset[Reader], tuple[Reader, ...]] = field(default_factory=dict)
-    # `needs_of` its statement and those readers, by attachment and `applicable` set.
-    needs: dict[tuple[bool, bool, frozenset[Reader]], frozenset[Need]] = field(
-        default_factory=dict
+    # Its statement by attachment, with `needs_of` it and its readers applying to a part,
+    # by attachment and the part's `applicable` set.
+    gates: dict[tuple[bool, bool, frozenset[Reader]], tuple[Statement, frozenset[Need]]] = (
+        field(default_factory=dict)
     )
     # Whether it permits a bare anaphor ("That is fine now"): asked for every mention it follows.
     bare_permission: bool = field(init=False)

@@ -2987,17 +2987,19 @@ def _topic_map(
     of `_remote_departure` starts, so they are found once for both.
     """
     shared = index.sharing(_part_keys(part, _topic_keys), part.probes)
-    found: dict[int, bool] = {sid: False for sid in shared if sid not in skip}
+    mentions = shared | skip
+    after = _topics_of(index).after
     # In id order: in a probed site the next sentence is cut, and numbered, when first met.
-    for sid in sorted(shared | skip):
+    for sid in sorted(mentions.difference(after)):
         nxt = index.next_id(sid)
-        if nxt is not None and nxt not in skip:
-            found[nxt] = True
+        after[sid] = -1 if nxt is None else nxt
+    following = set(map(after.__getitem__, mentions))
+    following.discard(-1)
     # A slot named only by an anaphor or by the rule's value ("fine outside that window",
     # "fine after 03:00") is read too; it speaks past the rule, so attaches nothing after it.
-    for sid in index.sharing(_part_keys(part, _slot_keys), ()):
-        if sid not in skip:
-            found.setdefault(sid, False)
+    found = dict.fromkeys(index.sharing(_part_keys(part, _slot_keys), ()) - skip, False)
+    found.update(dict.fromkeys(shared - skip, False))
+    found.update(dict.fromkeys(following - skip, True))
     return found, shared
 
 
@@ -3093,7 +3095,7 @@ def _topic_departure(  # noqa: C901 (one flat loop: it runs for every topic sent
     found, shared = _topic_map(part, index, skip)
     for sid, attached in sorted(found.items()):
         topic = topics.get(sid) or topics.read(sid)
-        readers = topic.readers
+        readers: tuple[Reader, ...] | None = topic.readers
         if readers:  # `topic.applying(applying)`, its kept answer looked up here
             readers = topic.applied.get(applying)
             if readers is None:
@@ -3256,15 +3258,10 @@ def _anaphors_beyond(index: ViewIndex, mentions: set[int]) -> set[int]:
     """
     topics = _topics_of(index)
     beyond = topics.beyond
-    found: set[int] = set()
     # In the order the walks always took: a large site cuts its sentences as they are met.
-    for mention in sorted(mentions, reverse=True):
-        reached = beyond.get(mention)
-        if reached is None:
-            reached = beyond[mention] = _past_mention(topics, mention)
-        if reached:
-            found |= reached
-    return found
+    for mention in sorted(mentions.difference(beyond), reverse=True):
+        beyond[mention] = _past_mention(topics, mention)
+    return set().union(*map(beyond.__getitem__, mentions))
 
 
 def _past_mention(topics: _Topics, mention: int) -> frozenset[int]:
@@ -3443,8 +3440,9 @@ class _Topics(dict[int, _Topic]):
 
     `antecedents` keeps, by sentence id, whether a sentence offers an anaphor an
     antecedent (`_offers_antecedent`), `walks` the anaphors an anaphor walk from a
-    sentence finds (`_walk`), and `beyond` the anaphors past each mention (`_past_mention`):
-    every constraint's walks would ask them again.
+    sentence finds (`_walk`), `beyond` the anaphors past each mention (`_past_mention`) and
+    `after` the id of the sentence after each mention (-1 at the end of its site): every
+    constraint's walks and topic maps would ask them again.
     """
 
     def __init__(self, index: ViewIndex) -> None:
@@ -3453,6 +3451,7 @@ class _Topics(dict[int, _Topic]):
         self.antecedents: dict[int, bool] = {}
         self.walks: dict[int, frozenset[int]] = {}
         self.beyond: dict[int, frozenset[int]] = {}
+        self.after: dict[int, int] = {}
 
     def read(self, sid: int) -> _Topic:
         """Read one sentence for the closed world (`_may_depart`, then the triggers) and keep it.

@@ -42,6 +42,7 @@ from compaction_guard.detectors.lexical.restate import (
     GATES,
     TRIGGERS,
     added_condition,
+    bound_tokens,
     exclusive_echo,
     necessity,
     negated_exclusives,
@@ -290,7 +291,7 @@ class Sentences:
 
 
 # Not frozen: a frozen dataclass sets each field by a call to `object.__setattr__`, and
-# one is built per region of each window read. Nothing assigns to one once built.
+# one is built per region of each window read. Only its stems are assigned, once each.
 @dataclass(slots=True)
 class Region:
     """What the clauses of a region hold: force marks, token positions, values (in order)."""
@@ -302,6 +303,10 @@ class Region:
     lift_verbs: bool = False  # a mark is a lift verb ("removed"), maybe the rule's own act
     negative: tuple[Mark, ...] = ()  # the marks of `modality.NEGATIVE`, in order
     classes: Counter[Modality] = field(default_factory=Counter)  # how often each force
+    # Its words' stems (`Context.region_stems`) and those outside bound phrases
+    # (`Context.unbound_stems`), worked out for the first part that asks.
+    stems: frozenset[str] | None = None
+    unbound_stems: frozenset[str] | None = None
 
 
 # Not frozen: a frozen dataclass sets each field by a call to `object.__setattr__`, and
@@ -491,11 +496,25 @@ class Context:
             return False
         return any(self.win.tokens[i] in GATES for i in self.region_tokens)
 
-    @functools.cached_property
+    @property
     def region_stems(self) -> frozenset[str]:
-        """Stems of the region's words, hyphenated words also read by their parts."""
-        tokens = self.win.tokens
-        return frozenset(stem(piece) for i in self.region_tokens for piece in pieces(tokens[i]))
+        """Stems of the region's words, hyphenated words also read by their parts.
+
+        The same for every part with this region (`Region.stems`): kept there.
+        """
+        held = self.held
+        if held.stems is None:
+            held.stems = _stems(self.win, held.tokens)
+        return held.stems
+
+    @property
+    def unbound_stems(self) -> frozenset[str]:
+        """Stems of the region's words outside bound phrases ("at or below"), as above."""
+        held = self.held
+        if held.unbound_stems is None:
+            inside = bound_tokens(self.win)
+            held.unbound_stems = _stems(self.win, tuple(i for i in held.tokens if i not in inside))
+        return held.unbound_stems
 
     @functools.cached_property
     def relation_swaps(self) -> list[str]:
@@ -566,6 +585,11 @@ class Context:
             "coverage": round(self.al.coverage, 3),
             **own,
         }
+
+
+def _stems(win: Analysis, positions: Sequence[int]) -> frozenset[str]:
+    tokens = win.tokens
+    return frozenset(stem(piece) for i in positions for piece in pieces(tokens[i]))
 
 
 _PRECEDENCE = frozenset({"before", "first", "prior"})

@@ -17,6 +17,7 @@ from compaction_guard.detectors.lexical.lexicon import (
     ONLY_WORDS,
     SUBORDINATORS,
 )
+from compaction_guard.detectors.lexical.memo import IdentityMemo
 from compaction_guard.detectors.lexical.modality import NEGATIVE, STRONG, Modality
 from compaction_guard.normalize import stem
 
@@ -32,6 +33,7 @@ __all__ = [
     "GATES",
     "TRIGGERS",
     "added_condition",
+    "bound_tokens",
     "exclusive_echo",
     "necessity",
     "negated_exclusives",
@@ -62,6 +64,8 @@ class _Facts(Protocol):
     region_tokens: tuple[int, ...]
     @property
     def region_stems(self) -> frozenset[str]: ...
+    @property
+    def unbound_stems(self) -> frozenset[str]: ...
     @property
     def act_swaps(self) -> list[str]: ...
     @property
@@ -247,24 +251,15 @@ def swaps(
     ctx: _Facts, table: dict[str, frozenset[str]], *, skip_bounds: bool = False
 ) -> list[str]:
     """Return the words of the part whose opposite (from `table`) the region holds."""
-    part = ctx.part.analysis
     found: list[str] = []
-    stems_of = ctx.part.stems
-    candidates = [(i, t, stems_of[i]) for i, t in enumerate(part.tokens) if stems_of[i] in table]
+    candidates = _CANDIDATES.get(
+        ctx.part, lambda part: _candidates(part, table, skip_bounds), tag=(id(table), skip_bounds)
+    )
     if not candidates:
         return found
-    skipped = _bound_tokens(part) if skip_bounds else frozenset()
-    stems = ctx.region_stems
-    if skip_bounds:
-        inside = _bound_tokens(ctx.win)
-        tokens = ctx.win.tokens
-        stems = frozenset(
-            stem(piece) for i in ctx.region_tokens if i not in inside for piece in pieces(tokens[i])
-        )
+    stems = ctx.unbound_stems if skip_bounds else ctx.region_stems
     for index, token, word in candidates:
         opposite = table[word]
-        if index in skipped:
-            continue
         if word not in stems and opposite & stems:
             if skip_bounds and _around(ctx, index, opposite) == "swapped":
                 continue  # "B after A" for "A before B": the same statement
@@ -272,6 +267,23 @@ def swaps(
         elif skip_bounds and word in stems and _around(ctx, index, {word}) == "swapped":
             found.append(f"{token}: its two sides swapped")  # "B before A" for "A before B"
     return found
+
+
+def _candidates(
+    part: Part, table: dict[str, frozenset[str]], skip_bounds: bool  # noqa: FBT001
+) -> tuple[tuple[int, str, str], ...]:
+    """Return the part's words `table` has an opposite for: position, token, stem."""
+    stems = part.stems
+    skipped = bound_tokens(part.analysis) if skip_bounds else frozenset()
+    return tuple(
+        (i, token, stems[i])
+        for i, token in enumerate(part.analysis.tokens)
+        if stems[i] in table and i not in skipped
+    )
+
+
+# The candidates of each part, per table: a part is read against every window it traces.
+_CANDIDATES: IdentityMemo[Part, tuple[tuple[int, str, str], ...]] = IdentityMemo(8192)
 
 
 def _around(ctx: _Facts, index: int, relation: frozenset[str] | set[str]) -> str | None:
@@ -296,7 +308,8 @@ def _around(ctx: _Facts, index: int, relation: frozenset[str] | set[str]) -> str
     return None
 
 
-def _bound_tokens(analysis: Analysis) -> frozenset[int]:
+def bound_tokens(analysis: Analysis) -> frozenset[int]:
+    """Return the positions of the words of bound phrases ("at or below", "at most")."""
     return frozenset(
         i
         for mark in analysis.marks

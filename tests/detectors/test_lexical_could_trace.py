@@ -72,7 +72,7 @@ def _vocabulary() -> tuple[str, ...]:
     return tuple(sorted(words))
 
 
-@settings(max_examples=400)
+@settings(max_examples=1000)
 @given(
     words=st.lists(st.sampled_from(_vocabulary()), min_size=1, max_size=14),
     which=st.integers(min_value=0),

@@ -135,7 +135,7 @@ class Words:
     tokens: tuple[str, ...]
     keys: frozenset[str | None]  # the content key of each token as written (`token_key`)
     names: tuple[tuple[int, str], ...]  # its names, as `Sentences.names` has them
-    hyphenated: bool  # a token has a hyphen: the analysis may hold compound pieces
+    hyphenated: bool  # a token has a hyphen: its pieces may carry keys (`Analysis.compounds`)
     bounded: bool | None = None  # `bound`, once read
 
     def bound(self) -> bool:
@@ -174,12 +174,13 @@ def could_trace(part: Part, words: Words) -> bool:
     multi-word synonym's key, or `~bound` on a bound mark (`Words.bound`), so the part's
     words an alignment can match are among those whose key one of these may be. Each
     test of `_is_trace` asks more of those words than this does (its sibling test, of
-    fewer names). A part with verbs of an act (matched by other verbs), one whose words
-    may sit in a window other than as their keys (`Part.indirect`) and a hyphenated
-    sentence (compound pieces) are rejected only when no word at all may match.
+    fewer names). A part with verbs of an act (matched by other verbs) is rejected only
+    when no word at all may match; a part whose words may sit in a window other than as
+    their keys (`Part.indirect`) and a hyphenated sentence (whose pieces carry keys of
+    their own: "cost-center" says "cost") are never rejected.
     """
-    if part.indirect:
-        return True  # "~readonly" and hyphenated words: found other ways (`align._found`)
+    if part.indirect or words.hyphenated:
+        return True  # words found other ways (`align._found`)
     keys = part.analysis.keys
     found = [i for i, key in part.keyed if key in words.keys or key in _PHRASE_KEYS]
     pseudo = [i for i, key in part.keyed if key.startswith("~")]
@@ -189,7 +190,7 @@ def could_trace(part: Part, words: Words) -> bool:
         found += pseudo
     if not found:
         return False
-    if part.acts or words.hyphenated or not part.named.isdisjoint(found):
+    if part.acts or not part.named.isdisjoint(found):
         return True
     tokens = part.analysis.tokens
     return (

@@ -224,14 +224,8 @@ class Sentences:
             # Clauses are numbered in reading order (`text.analyse`, `text.join`), so the
             # positions taken clause by clause, lowest first, come out sorted.
             tokens = tuple(i for c in sorted(clauses) if c in members for i in members[c])
-            marks = tuple(m for m in win.marks if win.clauses[m.start] in clauses)
             values = tuple(v for v in win.values if win.clauses[v.start] in clauses)
-            lifts = any(m.modality is _M.LIFT_VERB for m in marks)
-            keys = Counter(key for i in tokens if (key := win.keys[i]) is not None)
-            negative = tuple(m for m in marks if m.modality in NEGATIVE)
-            classes = Counter(m.modality for m in marks)
-            found = Region(marks, tokens, values, keys, lifts, negative, classes)
-            self._regions[clauses] = found
+            found = self._regions[clauses] = Region(win, clauses, tokens, values)
         return found
 
     @functools.cached_property
@@ -290,23 +284,64 @@ class Sentences:
         return each_nouns(self.analysis)
 
 
-# Not frozen: a frozen dataclass sets each field by a call to `object.__setattr__`, and
-# one is built per region of each window read. Only its stems are assigned, once each.
-@dataclass(slots=True)
+@_unlocked
 class Region:
-    """What the clauses of a region hold: force marks, token positions, values (in order)."""
+    """What the clauses of a region hold: positions, values, and on first read its marks.
 
-    marks: tuple[Mark, ...]
-    tokens: tuple[int, ...]
-    values: tuple[Value, ...]
-    keys: Counter[str]  # how often the region says each content key
-    lift_verbs: bool = False  # a mark is a lift verb ("removed"), maybe the rule's own act
-    negative: tuple[Mark, ...] = ()  # the marks of `modality.NEGATIVE`, in order
-    classes: Counter[Modality] = field(default_factory=Counter)  # how often each force
-    # Its words' stems (`Context.region_stems`) and those outside bound phrases
-    # (`Context.unbound_stems`), worked out for the first part that asks.
-    stems: frozenset[str] | None = None
-    unbound_stems: frozenset[str] | None = None
+    Every reading of the region needs its positions and values; only a reading that
+    weighs the window's force (`Context.w_classes`) needs its marks, so they are read
+    for the first part that asks, and kept for the others.
+    """
+
+    def __init__(
+        self,
+        win: Analysis,
+        clauses: frozenset[int],
+        tokens: tuple[int, ...],
+        values: tuple[Value, ...],
+    ) -> None:
+        self.win = win
+        self.clauses = clauses
+        self.tokens = tokens
+        self.values = values
+
+    @functools.cached_property
+    def marks(self) -> tuple[Mark, ...]:
+        """The window's marks in the region, in order."""
+        win, clauses = self.win, self.clauses
+        return tuple(m for m in win.marks if win.clauses[m.start] in clauses)
+
+    @functools.cached_property
+    def lift_verbs(self) -> bool:
+        """A mark is a lift verb ("removed"), maybe the rule's own act."""
+        return any(m.modality is _M.LIFT_VERB for m in self.marks)
+
+    @functools.cached_property
+    def negative(self) -> tuple[Mark, ...]:
+        """The marks of `modality.NEGATIVE`, in order."""
+        return tuple(m for m in self.marks if m.modality in NEGATIVE)
+
+    @functools.cached_property
+    def classes(self) -> Counter[Modality]:
+        """How often the region says each force."""
+        return Counter(m.modality for m in self.marks)
+
+    @functools.cached_property
+    def keys(self) -> Counter[str]:
+        """How often the region says each content key."""
+        keys = self.win.keys
+        return Counter(key for i in self.tokens if (key := keys[i]) is not None)
+
+    @functools.cached_property
+    def stems(self) -> frozenset[str]:
+        """Its words' stems, hyphenated words also read by their parts (`Context.region_stems`)."""
+        return _stems(self.win, self.tokens)
+
+    @functools.cached_property
+    def unbound_stems(self) -> frozenset[str]:
+        """The stems of its words outside bound phrases (`Context.unbound_stems`)."""
+        inside = bound_tokens(self.win)
+        return _stems(self.win, tuple(i for i in self.tokens if i not in inside))
 
 
 # Not frozen: a frozen dataclass sets each field by a call to `object.__setattr__`, and
@@ -502,19 +537,12 @@ class Context:
 
         The same for every part with this region (`Region.stems`): kept there.
         """
-        held = self.held
-        if held.stems is None:
-            held.stems = _stems(self.win, held.tokens)
-        return held.stems
+        return self.held.stems
 
     @property
     def unbound_stems(self) -> frozenset[str]:
         """Stems of the region's words outside bound phrases ("at or below"), as above."""
-        held = self.held
-        if held.unbound_stems is None:
-            inside = bound_tokens(self.win)
-            held.unbound_stems = _stems(self.win, tuple(i for i in held.tokens if i not in inside))
-        return held.unbound_stems
+        return self.held.unbound_stems
 
     @functools.cached_property
     def relation_swaps(self) -> list[str]:

@@ -3093,13 +3093,19 @@ def _topic_departure(  # noqa: C901 (one flat loop: it runs for every topic sent
     facts, binds = _facts(part), BINDS if _PREFILTER.get() else {}
     after_copy = {index.next_id(sid) for sid in skip}
     found, shared = _topic_map(part, index, skip)
-    for sid, attached in sorted(found.items()):
-        topic = topics.get(sid) or topics.read(sid)
+    # The sentences already read that cannot depart from the part (`_Topics.dead`, `idle`) are
+    # left out by one set test each, in C; a remark after the copy is read whatever it is.
+    idle = topics.idle.setdefault(applying, set())
+    passed = (idle | topics.dead) - after_copy
+    for sid in itertools.filterfalse(passed.__contains__, sorted(found)):
+        topic, attached = topics.get(sid) or topics.read(sid), found[sid]
         readers: tuple[Reader, ...] | None = topic.readers
         if readers:  # `topic.applying(applying)`, its kept answer looked up here
             readers = topic.applied.get(applying)
             if readers is None:
                 readers = topic.applying(applying)
+                if not (readers or topic.bare_permission):
+                    idle.add(sid)
         # "Daily spend stays under $500. Scrapped.": a remark with no subject of its own
         # right after the copy speaks about the copy.
         remark = sid in after_copy and elliptical(topic.wording.tokens)
@@ -3442,7 +3448,9 @@ class _Topics(dict[int, _Topic]):
     antecedent (`_offers_antecedent`), `walks` the anaphors an anaphor walk from a
     sentence finds (`_walk`), `beyond` the anaphors past each mention (`_past_mention`) and
     `after` the id of the sentence after each mention (-1 at the end of its site): every
-    constraint's walks and topic maps would ask them again.
+    constraint's walks and topic maps would ask them again. `dead` are the sentences read
+    with no readers that permit no bare anaphor, and `idle`, by `applicable` set, those
+    whose readers none apply: none departs from a part but as a remark.
     """
 
     def __init__(self, index: ViewIndex) -> None:
@@ -3452,6 +3460,8 @@ class _Topics(dict[int, _Topic]):
         self.walks: dict[int, frozenset[int]] = {}
         self.beyond: dict[int, frozenset[int]] = {}
         self.after: dict[int, int] = {}
+        self.dead: set[int] = set()
+        self.idle: dict[frozenset[Reader], set[int]] = {}
 
     def read(self, sid: int) -> _Topic:
         """Read one sentence for the closed world (`_may_depart`, then the triggers) and keep it.
@@ -3467,6 +3477,8 @@ class _Topics(dict[int, _Topic]):
             topic = _Topic(wording, ())
             topic.readers = triggered(topic.statement(attached=False, implicit=False))
         self[sid] = topic
+        if not (topic.readers or topic.bare_permission):
+            self.dead.add(sid)
         return topic
 
 

@@ -117,13 +117,16 @@ def _referring_marks(ctx: _Facts, clause: list[tuple[Analysis, int]]) -> Counter
     """
     refers = pointed = False
     foreign: list[int] = []  # the places of content of the clause's own
+    # An exclusive rule is pointed back at by "other", "else" too (`_POINTERS`).
+    pointers = _POINTERS if ctx.part.classes.get(_M.ONLY) else ANAPHORS
+    family = ctx.part.family
     for place, (analysis, index) in enumerate(clause):
         mark = analysis.mark_at[index]
         token = analysis.tokens[index]
         key = analysis.keys[index]
-        if token in ANAPHORS or (ctx.part.classes[_M.ONLY] and token in ONLY_WORDS):
+        if token in pointers:
             refers = pointed = True  # "other buckets" points back at an exclusive rule
-        elif key in ctx.part.family or stem(token) in RULE_NOUNS:
+        elif key in family or stem(token) in RULE_NOUNS:
             refers = True
         elif key is not None and not key.startswith("~") and mark < 0 and key not in GENERIC:
             foreign.append(place)
@@ -136,6 +139,9 @@ def _referring_marks(ctx: _Facts, clause: list[tuple[Analysis, int]]) -> Counter
     if pointed:
         classes[POINTED] += 1
     return classes
+
+
+_POINTERS = ANAPHORS | ONLY_WORDS
 
 
 def _clause_marks(part: Part, clause: list[tuple[Analysis, int]]) -> Counter[Modality]:

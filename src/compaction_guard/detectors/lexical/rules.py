@@ -319,12 +319,13 @@ def _force_differs(ctx: Context, _span: tuple[int, int] | None) -> str | None:
         return "polarity differs"
     if ctx.relation_swaps or ctx.act_swaps:
         return "opposite words"  # a reworded rule with swapped opposites is never certified
+    # `Counter.get` reads a missing force as None, without a `__missing__` call for its 0.
+    part, w = ctx.part.classes.get, ctx.w_classes.get
     for modality in _BLOCKERS:
-        added = ctx.w_classes[modality] > ctx.part.classes[modality]
+        added = w(modality, 0) > part(modality, 0)
         if added and not _bounded_permission(ctx, modality):
             return f"{modality.value} added"
-    part = ctx.part.classes
-    if not (part[_M.MAX] or part[_M.MIN]) and (ctx.w_classes[_M.MAX] or ctx.w_classes[_M.MIN]):
+    if not (part(_M.MAX) or part(_M.MIN)) and (w(_M.MAX) or w(_M.MIN)):
         return "a bound added"  # "after 3 failures" is not "after more than 3 failures"
     return None
 

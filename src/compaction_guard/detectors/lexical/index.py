@@ -71,6 +71,9 @@ class Sentence:
     wording: Wording | None = None
     line: int = -1
     lead: str = ""
+    # The whitespace-free runs of `text`, when the index cut them already (their hashes
+    # are worked out then): the first reading takes its tokens from them.
+    runs: list[str] | None = None
 
     def analysed(self) -> Analysis:
         """Return (and keep) the full analysis of this sentence."""
@@ -84,7 +87,7 @@ class Sentence:
         Enough for the closed world, which reads most sentences of a view and aligns few.
         """
         if self.wording is None:
-            self.wording = read_words(self.text)
+            self.wording = read_words(self.text, self.runs)
         return self.wording
 
 
@@ -263,7 +266,9 @@ class ViewIndex:
                 keys = words_keys(words)
                 sid = len(sentences)
                 lead = _lead_at(folded, line_start, start)
-                sentences.append(Sentence(text, site, passage.tool, keys, line=line, lead=lead))
+                sentences.append(
+                    Sentence(text, site, passage.tool, keys, line=line, lead=lead, runs=words)
+                )
                 if previous >= 0:
                     self._next[previous] = sid
                     self._previous[sid] = previous

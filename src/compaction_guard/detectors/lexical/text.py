@@ -159,13 +159,15 @@ class Wording:
 # of fresh text look faster than a first read is, and would hold memory no view owns.
 
 
-def read_words(text: str) -> Wording:
+def read_words(text: str, runs: list[str] | None = None) -> Wording:
     """Read one whitespace-folded, detection-form text as far as its tokens and values.
 
     The text is read run by run (its whitespace-free runs, `normalize.run_tokens`); only
     the few runs that carry a clause break (`_run_breaks`) are looked at one by one.
+    `runs` is `text.split()` when the caller has cut it already.
     """
-    runs = text.split()
+    if runs is None:
+        runs = text.split()
     pieces = list(map(run_tokens, runs))
     special = list(itertools.compress(itertools.count(), map(_run_breaks, runs)))
     if not special:
@@ -245,8 +247,8 @@ def _clauses(
                 continue
             cuts.append(starts[i])
             first = first or " "
-        cuts.extend(starts[i] + offset for offset in found.inner)
         if found.inner:
+            cuts.extend(starts[i] + offset for offset in found.inner)
             first = first or "("
         if found.trail and i < last:
             cuts.append(starts[i + 1])

@@ -58,7 +58,6 @@ __all__ = [
     "align",
     "closing_bounds",
     "each_nouns",
-    "file_words",
     "parts_of",
     "region_marks",
 ]
@@ -269,7 +268,7 @@ class _Sentences(Protocol):
     """What the alignment reads of a window's sentences whatever the part (`context.Sentences`)."""
 
     @property
-    def filed(self) -> FiledWords: ...
+    def names(self) -> tuple[tuple[int, str], ...]: ...
     @property
     def members(self) -> dict[int, list[int]]: ...
     @property
@@ -487,69 +486,17 @@ def _may_trace(part: Part, found: dict[int, tuple[list[int], int]], window: _Sen
 
 
 def _sibling_possible(part: Part, window: _Sentences) -> bool:
-    """Tell whether any window word is a sibling of any of the part's names.
+    """Tell whether any name of the window is a sibling of any of the part's names.
 
     Only a sibling can make a trace of a part whose found words fall short of one: with
     no verb of an act to add matches (`acts`), the alignment only matches found words,
     so it has fewer than two keys, no name and under half the weight, and `_is_trace`
-    then passes only on a sibling of an unmatched name. Every name against every word
-    that may be its sibling (`sibling_candidates`) is a superset of that, so a window
-    this rejects would have been no trace.
+    then passes only on a window name that is a sibling of an unmatched name
+    (`context.has_sibling`). Every name of the part against every name of the window is
+    a superset of that, so a window this rejects would have been no trace.
     """
     tokens = part.analysis.tokens
-    filed = window.filed
-    return any(
-        are_siblings(tokens[i], word)
-        for i in part.names
-        for word in sibling_candidates(tokens[i], filed)
-    )
-
-
-@functools.lru_cache(maxsize=65536)
-def _prefixes(name: str) -> frozenset[str]:
-    """Return the strings that `name` extends (itself excluded), kept per name token."""
-    return frozenset(name[:end] for end in range(len(name)))
-
-
-@dataclass(frozen=True, slots=True)
-class FiledWords:
-    """A window's distinct words, filed so that the siblings of a name are looked up."""
-
-    words: frozenset[str]
-    ordered: tuple[str, ...]  # the words, sorted: those extending a name follow it
-    by_head: dict[str, tuple[str, ...]]  # the words by their first part (`identifier_parts`)
-
-
-def file_words(words: frozenset[str]) -> FiledWords:
-    """File a window's distinct words for `sibling_candidates`."""
-    by_head: dict[str, list[str]] = {}
-    for word in words:
-        parts = identifier_parts(word)
-        if parts:
-            by_head.setdefault(parts[0], []).append(word)
-    return FiledWords(
-        words, tuple(sorted(words)), {head: tuple(found) for head, found in by_head.items()}
-    )
-
-
-def sibling_candidates(name: str, filed: FiledWords) -> list[str]:
-    """Return the words of a window (`file_words`) that may be siblings of `name`.
-
-    Siblings extend or truncate one another, or share their first part
-    (`anchors.are_siblings`): every sibling is a prefix of the name (looked up, one per
-    length), a word that extends it (next to it in sorted order), or a word filed
-    under the name's first part. A word may come more than once.
-    """
-    found = list(_prefixes(name) & filed.words)
-    ordered = filed.ordered
-    at = bisect.bisect_left(ordered, name)
-    while at < len(ordered) and ordered[at].startswith(name):
-        found.append(ordered[at])
-        at += 1
-    parts = identifier_parts(name)
-    if parts:
-        found.extend(filed.by_head.get(parts[0], ()))
-    return found
+    return any(are_siblings(tokens[i], other) for i in part.names for _, other in window.names)
 
 
 def _core_clause(

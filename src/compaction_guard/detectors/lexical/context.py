@@ -25,7 +25,6 @@ from compaction_guard.detectors.lexical import afterthought
 from compaction_guard.detectors.lexical.align import (
     closing_bounds,
     each_nouns,
-    file_words,
     region_marks,
 )
 from compaction_guard.detectors.lexical.lexicon import (
@@ -60,7 +59,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from compaction_guard.anchors import Value
-    from compaction_guard.detectors.lexical.align import Alignment, FiledWords, Part
+    from compaction_guard.detectors.lexical.align import Alignment, Part
     from compaction_guard.detectors.lexical.text import Analysis
     from compaction_guard.taxonomy import Kind
 
@@ -249,11 +248,6 @@ class Sentences:
         win = self.analysis
         marked = {win.clauses[m.start] for m in win.marks}
         return {c: [(win, i) for i in self.members[c]] for c in sorted(marked)}
-
-    @functools.cached_property
-    def filed(self) -> FiledWords:
-        """The window's distinct tokens filed for `align.sibling_candidates`."""
-        return file_words(frozenset(self.analysis.tokens))
 
     @functools.cached_property
     def closers(self) -> tuple[tuple[int, int], ...]:

@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import dataclasses
+from fractions import Fraction
+
 import pytest
 
 from compaction_guard import _anchor_reader, _anchor_units
@@ -341,3 +344,30 @@ def test_no_word_table_of_the_value_gates_holds_a_digit() -> None:
 def test_a_figure_is_read_as_any_figure_of_its_shape_is(word: str) -> None:
     gates = _anchor_reader._GATES
     assert _anchor_reader._plan(word) == tuple(r for gate, r in gates if gate(word))
+
+
+def test_a_value_is_an_immutable_value_object() -> None:
+    """Built through the slots' own setters, a Value keeps every field, equality and hash."""
+    fields = [f.name for f in dataclasses.fields(Value)]
+    args = ("kind", "dim", "unit", Fraction(3), Fraction(7, 2), "per", "surface", 4, 9)
+    value = Value(*args)
+    assert [getattr(value, name) for name in fields] == [*args, ()]
+    same = Value(
+        kind="kind",
+        dimension="dim",
+        unit="unit",
+        amount=Fraction(3),
+        raw=Fraction(7, 2),
+        per="per",
+        surface="surface",
+        start=4,
+        end=9,
+    )
+    assert value == same
+    assert hash(value) == hash(same)
+    assert dataclasses.replace(value, start=5) != value
+    assert dataclasses.replace(value, start=5).start == 5
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        value.start = 1  # type: ignore[misc]
+    assert not hasattr(value, "__dict__")
+

@@ -57,7 +57,7 @@ if TYPE_CHECKING:
 __all__ = ["Value", "value_at"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Value:
     """One value anchor found at tokens [start, end).
 
@@ -78,6 +78,50 @@ class Value:
     start: int
     end: int
     ends: tuple[Value, ...] = ()
+
+    def __init__(  # noqa: PLR0917 - one parameter per field, as the generated one takes
+        self,
+        kind: str,
+        dimension: str,
+        unit: str,
+        amount: Fraction,
+        raw: Fraction,
+        per: str,
+        surface: str,
+        start: int,
+        end: int,
+        ends: tuple[Value, ...] = (),
+    ) -> None:
+        # The generated frozen __init__ sets each field through object.__setattr__; the
+        # slots' own setters do the same in a third of the instructions, and a value is
+        # built for every figure, date and unit of every sentence read. Still frozen: the
+        # class's __setattr__ refuses any later change.
+        _SET_KIND(self, kind)
+        _SET_DIMENSION(self, dimension)
+        _SET_UNIT(self, unit)
+        _SET_AMOUNT(self, amount)
+        _SET_RAW(self, raw)
+        _SET_PER(self, per)
+        _SET_SURFACE(self, surface)
+        _SET_START(self, start)
+        _SET_END(self, end)
+        _SET_ENDS(self, ends)
+
+
+# The slot setters `Value.__init__` uses, one per field in field order (the unpacking
+# fails at import if a field is added and not set).
+(
+    _SET_KIND,
+    _SET_DIMENSION,
+    _SET_UNIT,
+    _SET_AMOUNT,
+    _SET_RAW,
+    _SET_PER,
+    _SET_SURFACE,
+    _SET_START,
+    _SET_END,
+    _SET_ENDS,
+) = (vars(Value)[field.name].__set__ for field in dataclasses.fields(Value))
 
 
 def value_at(tokens: Sequence[str], i: int) -> Value | None:
@@ -201,6 +245,11 @@ def _decimal(whole: str, frac: str | None) -> Fraction:
     return Fraction(digits * scale + int(frac), scale)
 
 
+# Fractions are immutable: one per small integer read is shared by every value that
+# states it (bounded like a word cache), instead of a Fraction built per value.
+_fraction = functools.lru_cache(maxsize=8192)(Fraction)
+_ZERO, _ONE, _HALF = Fraction(0), Fraction(1), Fraction(1, 2)
+
 _TENS = {word: n for word, n in WORD_NUMBERS.items() if n % 10 == 0 and 20 <= n <= 90}  # noqa: PLR2004
 _UNITS_DIGITS = {word: n for word, n in WORD_NUMBERS.items() if 1 <= n <= 9}  # noqa: PLR2004
 
@@ -252,10 +301,10 @@ class _Reader:
             return self.ymd(i + 1, *(int(part) for part in match.groups()))
         match = YEAR_MONTH.match(word)
         if match and 1 <= int(match.group(2)) <= 12:  # noqa: PLR2004
-            amount = Fraction(int(match.group(1)) * 100 + int(match.group(2)))
+            amount = _fraction(int(match.group(1)) * 100 + int(match.group(2)))
             return self.make("date", "date", "ym", amount, i + 1)
         if match := SLASH_DATE.match(word):
-            amount = Fraction(int("".join(part.zfill(2) for part in match.groups())))
+            amount = _fraction(int("".join(part.zfill(2) for part in match.groups())))
             return self.make("date", "date", "slash", amount, i + 1)
         return self.written_date()
 
@@ -268,9 +317,9 @@ class _Reader:
                 year = self.at(i + 2) if YEAR.match(self.at(i + 2)) else ""
                 return self.ymd(i + (3 if year else 2), int(year or 0), month, int(day.group(1)))
             if YEAR.match(nxt):
-                return self.make("date", "date", "ym", Fraction(int(nxt) * 100 + month), i + 2)
+                return self.make("date", "date", "ym", _fraction(int(nxt) * 100 + month), i + 2)
             if self.word != "may" and len(self.word) > 3:  # noqa: PLR2004 - "may" is a verb
-                return self.make("month", "month", "", Fraction(month), i + 1)
+                return self.make("month", "month", "", _fraction(month), i + 1)
             return None
         day = ORDINAL.match(self.word)
         skip = 1 if nxt == "of" else 0
@@ -282,7 +331,7 @@ class _Reader:
         return self.weekday()
 
     def ymd(self, end: int, year: int, month: int, day: int) -> Value:
-        amount = Fraction(year * 10000 + month * 100 + day)
+        amount = _fraction(year * 10000 + month * 100 + day)
         return self.make("date", "date", "ymd" if year else "md", amount, end)
 
     def weekday(self) -> Value | None:
@@ -292,7 +341,7 @@ class _Reader:
             return None
         # "weekdays" and "weekends" compare with each other, not with one named day.
         dimension = "weekday" if index < 7 else "dayset"  # noqa: PLR2004
-        return self.make("weekday", dimension, "", Fraction(index), self.i + 1)
+        return self.make("weekday", dimension, "", _fraction(index), self.i + 1)
 
     def clock(self) -> Value | None:
         word, end = self.word, self.i + 1
@@ -310,7 +359,7 @@ class _Reader:
         hour = 0 if half == "am" and hour == 12 else hour  # noqa: PLR2004
         if hour > 24 or minute > 59:  # noqa: PLR2004
             return None
-        return self.make("time", "clock", "", Fraction(hour * 60 + minute), end)
+        return self.make("time", "clock", "", _fraction(hour * 60 + minute), end)
 
     def half_of_day(self, i: int) -> tuple[str, int] | None:
         """Read "am", "p.m", "in the morning", "in the evening" at tokens[i]: (half, end)."""
@@ -325,7 +374,7 @@ class _Reader:
     def version(self) -> Value | None:
         if IP.match(self.word) or not VERSION.match(self.word):
             return None
-        return self.make("version", "version", self.word.lstrip("v"), Fraction(0), self.i + 1)
+        return self.make("version", "version", self.word.lstrip("v"), _ZERO, self.i + 1)
 
     def number(self) -> Value | None:
         match = NUMBER.match(self.word)
@@ -342,19 +391,19 @@ class _Reader:
         per, end = self.per(self.i + 1)
         if word == "once" and not per:
             return None  # "once they are old": a conjunction, not a count
-        return self.make("number", "count", "time", Fraction(TIMES_WORDS[word]), end, per=per)
+        return self.make("number", "count", "time", _fraction(TIMES_WORDS[word]), end, per=per)
 
     def words(self) -> Value | None:
         word, nxt = self.word, self.at(self.i + 1)
         if word in ORDINAL_WORDS:
-            return self.make("number", "ordinal", "", Fraction(ORDINAL_WORDS[word]), self.i + 1)
+            return self.make("number", "ordinal", "", _fraction(ORDINAL_WORDS[word]), self.i + 1)
         if word not in WORD_NUMBERS:
             return None
         if word in {"one", "zero"} and (not nxt.isalpha() or nxt in NOT_COUNTED):
             return None  # "one of", "no one", "the one that": not a count
         if word == "zero" and nxt not in VALUE_WORDS:
             return None  # "zero DDL statements": a negation (see the modality words)
-        raw = Fraction(WORD_NUMBERS[word])
+        raw = _fraction(WORD_NUMBERS[word])
         if nxt in {"hundred", "thousand"}:
             return self.quantify(self.i + 1, raw * (100 if nxt == "hundred" else 1000), None, "")
         return self.quantify(self.i, raw, None, "")
@@ -368,9 +417,9 @@ class _Reader:
         word, nxt = self.word, self.at(self.i + 1)
         left, _, right = word.partition("-")
         if right and left in _TENS and right in _UNITS_DIGITS:
-            return self.quantify(self.i, Fraction(_TENS[left] + _UNITS_DIGITS[right]), None, "")
+            return self.quantify(self.i, _fraction(_TENS[left] + _UNITS_DIGITS[right]), None, "")
         if word in _TENS and nxt in _UNITS_DIGITS:
-            return self.quantify(self.i + 1, Fraction(_TENS[word] + _UNITS_DIGITS[nxt]), None, "")
+            return self.quantify(self.i + 1, _fraction(_TENS[word] + _UNITS_DIGITS[nxt]), None, "")
         return None
 
     def quantify(self, i: int, raw: Fraction, sign: str | None, suffix: str) -> Value | None:
@@ -473,9 +522,9 @@ class _Reader:
         """Read `per minute`, `a day`, `per 24 hours` at tokens[i]; return (denominator, end)."""
         if self.at(i) not in {"per", "a", "an", "each", "every", "/"} or not self.at(i + 1):
             return "", i
-        count, at = Fraction(1), i + 1
+        count, at = _ONE, i + 1
         if NUMBER.match(self.at(at)) and self.at(at).isdigit():
-            count, at = Fraction(self.at(at)), at + 1
+            count, at = _fraction(self.at(at)), at + 1
         word = singular(self.at(at))
         if word in UNITS:
             dimension, factor = UNITS[word]
@@ -488,25 +537,25 @@ class _Reader:
         """Read a unit, currency, time zone or region code standing alone ("kg, cm")."""
         word, end = self.word, self.i + 1
         if word in TIMEZONES:
-            return self.make("unit", "timezone", TIMEZONES[word], Fraction(0), end)
+            return self.make("unit", "timezone", TIMEZONES[word], _ZERO, end)
         return self.region() or self.bare_unit()
 
     def bare_unit(self) -> Value | None:
         """Read a unit or currency word standing alone ("in kilograms")."""
         word, end = singular(self.word), self.i + 1
         if word == "us" and singular(self.at(end)) == "dollar" and not self.after_number():
-            return self.make("unit", "money", "usd", Fraction(0), end + 1)  # "in US dollars"
+            return self.make("unit", "money", "usd", _ZERO, end + 1)  # "in US dollars"
         if word not in BARE_UNITS or NUMBER.match(self.at(self.i + 1)):
             return None
         if self.after_number():
             return None  # "1,200 USD": the currency belongs to the number
         if word in CURRENCY_WORDS:
-            return self.make("unit", "money", CURRENCY_WORDS[word], Fraction(0), end)
+            return self.make("unit", "money", CURRENCY_WORDS[word], _ZERO, end)
         if word in UNITS:
             # "kg" and "kilograms" name one unit: compare by dimension and size.
             dimension, factor = UNITS[word]
-            return self.make("unit", dimension, str(factor), Fraction(0), end)
-        return self.make("unit", BARE_SYSTEMS.get(word, word), word, Fraction(0), end)
+            return self.make("unit", dimension, str(factor), _ZERO, end)
+        return self.make("unit", BARE_SYSTEMS.get(word, word), word, _ZERO, end)
 
     def after_number(self) -> bool:
         return self.i > 0 and bool(NUMBER.match(self.tokens[self.i - 1]))
@@ -515,17 +564,17 @@ class _Reader:
         """Read a region code ("EU", "the US") or a region name ("European Union")."""
         word = self.word
         if word in REGIONS and (word != "us" or (self.i > 0 and self.tokens[self.i - 1] == "the")):
-            return self.make("unit", "region", word, Fraction(0), self.i + 1)
+            return self.make("unit", "region", word, _ZERO, self.i + 1)
         for words, code in REGION_NAMES.items():
             if tuple(self.tokens[self.i : self.i + len(words)]) == words:
-                return self.make("unit", "region", code, Fraction(0), self.i + len(words))
+                return self.make("unit", "region", code, _ZERO, self.i + len(words))
         return None
 
     def article(self) -> Value | None:
         """Read "an hour", "a day", "half an hour" as one (or half a) unit of time."""
-        word, at, amount = self.word, self.i, Fraction(1)
+        word, at, amount = self.word, self.i, _ONE
         if word == "half" and self.at(at + 1) in ARTICLES:
-            at, amount = at + 1, Fraction(1, 2)
+            at, amount = at + 1, _HALF
         elif word not in ARTICLES:
             return None
         unit = self.at(at + 1)
@@ -553,8 +602,10 @@ class _Reader:
             # "2-4 AM" is 02:00-04:00: the trailing half of the day binds both hours.
             left, right, end = left + half[0] + "m", right + half[0] + "m", end + 1
         first = value_at([left], 0) if left else None
+        if first is None:
+            return None  # "ops-9649": the right side is not read when the left reads nothing
         second = value_at([right], 0) if right else None
-        if first is None or second is None:
+        if second is None:
             return None
         if first.kind == second.kind == "number" and not first.unit and not second.unit:
             # "2-8 °C", "10-20 GB", "2-8 degrees Celsius": the unit measures both ends.

@@ -6,13 +6,15 @@ them from the text's whitespace-free runs instead. These tests hold the two toge
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from compaction_guard.anchors import extract_values
-from compaction_guard.detectors.lexical.text import _rated, read_words
+from compaction_guard.detectors.lexical.text import Wording, _rated, read_words
 from compaction_guard.normalize import tokenize
 
 # A clause ends at `;`, a bracket, `: `, `, `, a spaced dash, and before a conjunction.
@@ -60,3 +62,12 @@ def test_a_leading_label_lends_its_rate_to_the_clause_after_it() -> None:
     assert value.per == "time:86400"
     (value,) = read_words("daily spend; $500 at most").values
     assert value.per == ""
+
+
+def test_a_wording_is_immutable() -> None:
+    wording = read_words("the job runs every 5 minutes")
+    fields = [f.name for f in dataclasses.fields(Wording)]
+    assert wording == Wording(*(getattr(wording, name) for name in fields))
+    assert wording.values[0].amount == 300
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        wording.text = ""  # type: ignore[misc]

@@ -137,7 +137,7 @@ def token_key(token: str) -> str | None:
     return None if key in LIGHT else key  # "target" says "use", a light word
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Wording:
     """The first reading of a text: its tokens, the clause of each, and its value anchors.
 
@@ -150,6 +150,28 @@ class Wording:
     clauses: tuple[int, ...]
     values: tuple[Value, ...]
     rates: tuple[int, ...]
+
+    def __init__(
+        self,
+        text: str,
+        tokens: tuple[str, ...],
+        clauses: tuple[int, ...],
+        values: tuple[Value, ...],
+        rates: tuple[int, ...],
+    ) -> None:
+        # Set through the slots' own setters, as `anchors.Value` is: the generated frozen
+        # __init__ goes through object.__setattr__ per field, for every sentence read.
+        _SET_TEXT(self, text)
+        _SET_TOKENS(self, tokens)
+        _SET_CLAUSES(self, clauses)
+        _SET_VALUES(self, values)
+        _SET_RATES(self, rates)
+
+
+# The slot setters of `Wording.__init__`, in field order (unpacking fails on a new field).
+_SET_TEXT, _SET_TOKENS, _SET_CLAUSES, _SET_VALUES, _SET_RATES = (
+    vars(Wording)[field.name].__set__ for field in dataclasses.fields(Wording)
+)
 
 
 # Neither reading is cached here by text. A summary sentence is read once per view and

@@ -9,6 +9,7 @@ docs/DESIGN.md, "Closed-world certification" (promise 6a).
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import re
 from collections.abc import Callable
@@ -1733,8 +1734,16 @@ def _modified(r: _Read, mention: int) -> bool:
 _REGION_WORDS = _words("us eu uk")
 
 
+# The distinct tokens `_names_a_choice` keeps its answer for.
+_CHOICE_TOKENS = 4096
+
+
+@functools.lru_cache(maxsize=_CHOICE_TOKENS)
 def _names_a_choice(token: str) -> bool:
-    """Tell whether a token is a name a choice can be (#incidents, us-east-1), not a count."""
+    """Tell whether a token is a name a choice can be (#incidents, us-east-1), not a count.
+
+    Kept by token: the same values and marks recur in every statement of a view.
+    """
     if not _CHOICE_MARKS.isdisjoint(token):
         return True
     if token.isalpha() or token.isdigit():
@@ -1746,15 +1755,9 @@ _CHOICE_MARKS = frozenset("/_@#")
 
 
 def _may_name_a_choice(tokens: Sequence[str]) -> bool:
-    """Tell whether any token `_names_a_choice`; plain ASCII words are ruled out in one scan."""
-    joined = "".join(tokens)
-    if joined.isascii() and _CHOICE_SIGNS.search(joined) is None:
-        return False
-    # Letters alone never name a choice: one C test passes over each plain word.
-    return any(_names_a_choice(t) for t in tokens if not t.isalpha())
-
-
-_CHOICE_SIGNS = re.compile(r"[/_@#0-9]")
+    """Tell whether any token `_names_a_choice`; plain words are passed over by one C test each."""
+    # Letters alone never name a choice; the other tokens' answers are kept by token.
+    return any(map(_names_a_choice, itertools.filterfalse(str.isalpha, tokens)))
 
 
 def _rule_act_verbs(part: Part) -> frozenset[str]:
@@ -2348,7 +2351,8 @@ class _Plan:
 
     `free` are the positions of the readers with no cue words (asked of every statement),
     `cued` the positions of the readers each cue word may trigger, and `tests` each
-    reader's trigger, None when it has none.
+    reader's trigger, None when it has none. `asked` keeps, by the cue words a statement
+    holds, the readers it may trigger with their tests: a view's statements hold few sets.
     """
 
     readers: tuple[Reader, ...]
@@ -2356,6 +2360,23 @@ class _Plan:
     cued: dict[str, tuple[int, ...]]
     cue_words: frozenset[str]
     tests: tuple[Trigger | None, ...]
+    asked: dict[frozenset[str], tuple[tuple[Reader, Trigger | None], ...]] = field(
+        default_factory=dict
+    )
+
+    def asking(self, hits: frozenset[str]) -> tuple[tuple[Reader, Trigger | None], ...]:
+        """Return the readers a statement holding the cue words `hits` may trigger, in order."""
+        found = self.asked.get(hits)
+        if found is None:
+            at = sorted(set(self.free).union(*map(self.cued.__getitem__, hits)))
+            found = tuple((self.readers[i], self.tests[i]) for i in at)
+            if len(self.asked) < _ASKED_LIMIT:
+                self.asked[hits] = found
+        return found
+
+
+# The cue-word sets a plan keeps its readers for (`_Plan.asked`).
+_ASKED_LIMIT = 1024
 
 
 def _plan_of(readers: tuple[Reader, ...]) -> _Plan:
@@ -2388,12 +2409,8 @@ def triggered(statement: Statement) -> tuple[Reader, ...]:
     if not _PREFILTER.get():
         return _READERS
     plan = _PLANS.get(_READERS, _plan_of)
-    hits = plan.cue_words.intersection(statement.words)
-    at: Sequence[int] = plan.free
-    if hits:
-        at = sorted(set(at).union(*map(plan.cued.__getitem__, hits)))
-    readers, tests = plan.readers, plan.tests
-    return tuple(readers[i] for i in at if (test := tests[i]) is None or test(statement))
+    asked = plan.asking(plan.cue_words.intersection(statement.words))
+    return tuple(reader for reader, test in asked if test is None or test(statement))
 
 
 # Each reader's applicability: a test of the constraint part alone (never of a statement)

@@ -289,7 +289,9 @@ def align(
     if not _may_trace(part, found, facts):
         return _NO_ALIGNMENT
     keys = part.analysis.keys
-    core = _core_clause(window, found, keys)
+    # The clause `_choose` gathers matches around; only a word found in more than one
+    # place asks for it, so most alignments never work it out (`found` stays unchanged).
+    core: int | None = None
     matches: dict[int, int] = {}
     covered: set[int] = set()
     compounds: set[int] = set()
@@ -310,6 +312,8 @@ def align(
             position = free[0]  # what `_choose` gives for one
             in_order = position > last
         else:
+            if core is None:
+                core = _core_clause(window, found, keys)
             position, in_order = _choose(free, window, facts, core, last)
         inversions += 0 if in_order else 1
         last = max(last, position)

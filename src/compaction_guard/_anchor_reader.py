@@ -430,17 +430,19 @@ class _Reader:
         if suffix and suffix not in PERCENT and suffix not in MULTIPLIERS:
             return self.suffixed(i, raw, suffix, currency)
         amount, end = (raw * MULTIPLIERS[suffix] if suffix in MULTIPLIERS else raw), i + 1
-        if len(self.at(end)) > 1 and self.at(end) in MULTIPLIERS:
-            amount, end = amount * MULTIPLIERS[self.at(end)], end + 1
-        if suffix in PERCENT or self.at(end) in PERCENT:
+        following = self.at(end)  # the word at `end`, read again only when `end` moves
+        if len(following) > 1 and following in MULTIPLIERS:
+            amount, end = amount * MULTIPLIERS[following], end + 1
+            following = self.at(end)
+        if suffix in PERCENT or following in PERCENT:
             per, stop = self.per(end + (suffix == ""))
             return self.make("percent", "percent", "", raw, stop, per=per)
-        if self.at(end) in INTENSIFIERS and singular(self.at(end + 1)) in UNITS:
+        if following in INTENSIFIERS and singular(self.at(end + 1)) in UNITS:
             end += 1  # "10 straight minutes", "2 full days"
-        measured = self.measured(end, amount, raw, currency)
+            following = self.at(end)
+        measured = self.measured(end, following, amount, raw, currency)
         if measured is not None:
             return measured
-        following = self.at(end)
         noun = stem(following) if following.isalpha() and following not in NOISE_NOUNS else ""
         per, stop = self.per(end + (1 if noun else 0))
         if noun and not per:
@@ -448,10 +450,10 @@ class _Reader:
         return self.make("number", "count", noun, amount, stop, raw=raw, per=per)
 
     def measured(
-        self, end: int, amount: Fraction, raw: Fraction, currency: str | None
+        self, end: int, following: str, amount: Fraction, raw: Fraction, currency: str | None
     ) -> Value | None:
-        """Read the money, unit or rate word at tokens[end] that a number measures."""
-        word = singular(self.at(end))
+        """Read the money, unit or rate word at tokens[end] (`following`) a number measures."""
+        word = singular(following)
         if currency is None and word == "us" and singular(self.at(end + 1)) == "dollar":
             word, end = "usd", end + 1  # "3000 US dollars" is 3000 USD, not 3000 "us"
         if currency is None and word in CURRENCY_WORDS:
@@ -462,7 +464,7 @@ class _Reader:
         temperature = self.temperature(end, amount, raw)
         if temperature is not None:
             return temperature
-        if word in UNITS and self.at(end):
+        if word in UNITS and following:
             dimension, factor = UNITS[word]
             per, stop = self.per(end + 1)
             return self.make("quantity", dimension, word, amount * factor, stop, raw=raw, per=per)

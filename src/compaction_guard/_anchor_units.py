@@ -5,6 +5,7 @@ Private to the anchors: `anchors` is the public face. See docs/DESIGN.md, "Ancho
 
 from __future__ import annotations
 
+import functools
 import re
 from fractions import Fraction
 
@@ -174,8 +175,13 @@ YEAR = re.compile(r"^(19|20)\d{2}$")
 HOUR = re.compile(r"^(\d{1,2})(am|pm)$")
 
 
+@functools.lru_cache(maxsize=65536)
 def singular(token: str) -> str:
-    """Return the unit-table spelling of `token`: plural `s` / `es` removed when known."""
+    """Return the unit-table spelling of `token`: plural `s` / `es` removed when known.
+
+    Keyed by the token (the vocabulary bounds the cache): a number's reader asks it of
+    the words after the number, several times a value.
+    """
     if token in UNITS or token in CURRENCY_WORDS or len(token) < 3:  # noqa: PLR2004
         return token
     for cut in ("es", "s"):

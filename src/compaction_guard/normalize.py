@@ -220,7 +220,8 @@ def _line_spans(text: str, start: int, end: int, out: list[tuple[int, int]]) -> 
             continue
         _push(line, start, begin, after, out)
         begin = after
-    _push(line, start, begin, len(line), out)
+    if begin < len(line):  # after a closing stop the rest is empty: nothing to push
+        _push(line, start, begin, len(line), out)
 
 
 def _breaks(line: str, cursor: int) -> list[tuple[int, int, bool]]:

@@ -1334,31 +1334,39 @@ def _directions(words: set[str]) -> set[str]:
 
 def _absence(ctx: Context) -> Reading:
     """Something the part binds is missing: a value, an identifier, or its force."""
-    # "each nurse ... two night shifts per week" for "2 ... per nurse per week": said, unread
-    missing = [
-        v.surface
-        for v in missing_values(ctx)
-        if not any(distributed_rate(ctx, v, f) for f in ctx.region_values)
-    ]
     ids = _missing_identifiers(ctx)
     strong = ctx.al.coverage >= STRONG_COVERAGE and ctx.topical
+    # The missing values are read on first need: a weak trace that lacks a name of the
+    # rule shows signs without them, and its evidence may never be read.
+    missing: list[str] | None = None
+
+    def lacking() -> list[str]:
+        nonlocal missing
+        if missing is None:
+            # "each nurse ... two night shifts per week" for "2 ... per nurse per week"
+            missing = [
+                v.surface
+                for v in missing_values(ctx)
+                if not any(distributed_rate(ctx, v, f) for f in ctx.region_values)
+            ]
+        return missing
 
     def evidence(**more: str) -> Callable[[], dict[str, Any]]:
         # What was missing and whether it was replaced is read only where it is shown.
         def found() -> dict[str, Any]:
             lost = ctx.lost
             replaced = _replaced(ctx) or (bool(lost) and _copy_without_force(ctx))
-            return {"missing": [*missing, *ids], "lost": lost, "replaced": replaced, **more}
+            return {"missing": [*lacking(), *ids], "lost": lost, "replaced": replaced, **more}
 
         return found
 
-    if missing and strong and not _unread_numeral(ctx) and not _kept_elsewhere(ctx, missing):
+    if strong and lacking() and not _unread_numeral(ctx) and not _kept_elsewhere(ctx, lacking()):
         return ctx.reading(Kind.MUTATED, "anchor_diff", later=evidence(why="value vanished"))
     if ids and _rest_coverage(ctx, ids) >= STRONG_COVERAGE and ctx.al.matched_keys >= 2:  # noqa: PLR2004
         return ctx.reading(Kind.MUTATED, "anchor_diff", later=evidence(why="identifier vanished"))
-    if strong and not missing and ctx.lost and not ctx.guarded:
+    if strong and not lacking() and ctx.lost and not ctx.guarded:
         return ctx.reading(Kind.WEAKENED, "modality_loss", later=evidence(why="force lost"))
-    signs = bool(missing or ids or ctx.lost) or (ctx.topical and _clean(ctx, None) is not None)
+    signs = bool(ids or lacking() or ctx.lost) or (ctx.topical and _clean(ctx, None) is not None)
     rule = "suspect" if ctx.topical else "trace"
     hint = _hint(ctx)
     if hint is None:

@@ -69,7 +69,7 @@ def _could_start(token: str) -> bool:
         return True
     if token.isalpha():  # no digit and no hyphen: only a number word starts a value
         return token in WORD_NUMBERS
-    return token.partition("-")[0] in WORD_NUMBERS or any(ch.isdigit() for ch in token)
+    return token.partition("-")[0] in WORD_NUMBERS or any(map(str.isdigit, token))
 
 
 def is_numeric(token: str) -> bool:
@@ -271,7 +271,7 @@ def is_identifier(token: str) -> bool:
     """
     if IP.match(token):
         return True
-    shaped = bool(_ID_MARK.search(token) and any(ch.isalnum() for ch in token))
+    shaped = bool(_ID_MARK.search(token) and any(map(str.isalnum, token)))
     if not shaped and not _LETTER_DIGIT.match(token):
         return False
     return value_at((token,), 0) is None
@@ -290,7 +290,7 @@ def is_soft_identifier(token: str) -> bool:
 @functools.lru_cache(maxsize=65536)
 def identifier_parts(token: str) -> tuple[str, ...]:
     """Return the pieces of an identifier split at its joiners, empty pieces dropped."""
-    return tuple(part for part in _PARTS.split(token) if part)
+    return tuple(filter(None, _PARTS.split(token)))
 
 
 @functools.lru_cache(maxsize=65536)

@@ -31,8 +31,8 @@ from compaction_guard.normalize import (
     logical_line_end,
     logical_line_start,
     mask_emphasis,
+    run_tokens,
     sentence_spans,
-    tokenize,
 )
 from compaction_guard.taxonomy import Site
 
@@ -166,7 +166,8 @@ _WORD_KEYS_LIMIT = 65536
 def _word_keys(word: str) -> tuple[str, ...]:
     keys = _WORD_KEYS.get(word)
     if keys is None:
-        keys = tuple(itertools.chain.from_iterable(map(_token_keys, tokenize(word))))
+        # A run holds no whitespace: its tokens are `run_tokens(word)`, `tokenize`'s own.
+        keys = tuple(itertools.chain.from_iterable(map(_token_keys, run_tokens(word))))
         if len(_WORD_KEYS) >= _WORD_KEYS_LIMIT:
             _WORD_KEYS.clear()
         _WORD_KEYS[word] = keys
@@ -182,7 +183,7 @@ def _token_keys(token: str) -> tuple[str, ...]:
     bound = _BOUND_KEYS.get(token)
     if bound is not None:
         keys.append(bound)
-    digits = "".join(ch for ch in token if ch.isdigit())
+    digits = "".join(filter(str.isdigit, token))
     if digits:
         keys.append(NUMBER + digits[:12])
         keys.append(_value_class(token))
@@ -439,7 +440,7 @@ def _lead_at(text: str, line_start: int, start: int) -> str:
 def _lead(prefix: str) -> str:
     """Return the line marker before a sentence ("#", "-", "|") or "" when it starts mid-line."""
     stripped = prefix.strip()
-    if stripped and any(ch.isalnum() for ch in stripped):
+    if stripped and any(map(str.isalnum, stripped)):
         return ""
     return stripped[:1] if stripped else ""
 

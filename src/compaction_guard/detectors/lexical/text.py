@@ -125,7 +125,7 @@ def token_key(token: str) -> str | None:
         head, _, last = token.rpartition("-")
         return concept(f"{head}-{stem(last)}")
     word = stem(token)
-    if word in LIGHT or not any(ch.isalpha() for ch in token):
+    if word in LIGHT or not any(map(str.isalpha, token)):
         return None
     key = concept(word)
     if key == word:

@@ -240,3 +240,15 @@ def test_a_phrase_is_found_at_its_earliest_start(tokens: list[str]) -> None:
     )
     assert world._has_phrase(tokens, phrases) == naive
     assert world._has_phrase(tuple(tokens), phrases) == naive
+
+
+def test_a_statement_made_for_the_triggers_derives_what_a_full_one_holds() -> None:
+    """`_Topics.read` triggers on a statement not yet derived; `derive` completes it alike."""
+    for text in ("The cap is now 4 MB.", "We don't need the $500 budget any more.", "Scrapped."):
+        wording = read_words(lexical_form(text))
+        full = world.statement_of(wording, attached=False)
+        probe = world.statement_of(wording, attached=False, derived=False)
+        assert world.triggered(probe) == world.triggered(full)
+        probe.derive()
+        for name in world.Statement.__slots__:
+            assert getattr(probe, name) == getattr(full, name), name

@@ -14,7 +14,7 @@ import itertools
 import re
 from collections.abc import Callable
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from typing import TYPE_CHECKING
 
 from compaction_guard.anchors import comparable, extract_values, unit_word, values_equal
@@ -107,6 +107,9 @@ class Statement:
     attached: bool
     implicit: bool = False
     clauses: tuple[int, ...] = ()
+    # False for a statement made only to be triggered (`_Topics.read`): what the readers use
+    # and the triggers do not is worked out by `derive`, once some reader is triggered.
+    derived: InitVar[bool] = True
     # Worked out once per statement, not once per constraint that reads it: the distinct
     # tokens (one set test tells a reader its trigger words are absent), each token's stem,
     # and where an actor undoes something ("the user unpinned"): the places an undone verb
@@ -125,12 +128,10 @@ class Statement:
     # readers need before they bind anything to the rule (`BINDS`).
     may_refer: bool = field(init=False, repr=False)
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, derived: bool) -> None:
         tokens = self.tokens
         self.words = words = frozenset(tokens)
         self.permits = () if _PERMIT.isdisjoint(words) else tuple(_permits(tokens))
-        self.stems = stems = tuple(map(stem, tokens))
-        self.stem_set = frozenset(stems)
         undoing: tuple[int, ...] = ()
         # An undone verb follows an actor: with no actor word there is none to look for, and
         # none with no word opening on "un" (one scan of the words led by NUL; a NUL in a
@@ -142,6 +143,13 @@ class Statement:
                 if _UN.match(tokens[i]) and tokens[i - 1] in _ACTORS
             )
         self.undoing = undoing
+        if derived:
+            self.derive()
+
+    def derive(self) -> None:
+        """Work out what only the readers use: the stems, the measures, `may_refer`."""
+        self.stems = stems = tuple(map(stem, self.tokens))
+        self.stem_set = frozenset(stems)
         values = self.values
         self.measures = (
             frozenset(key for v in values for key in _measure_keys(v)) if values else _NONE
@@ -440,17 +448,27 @@ def _expand(
 
 
 def statement_of(
-    analysis: Analysis | Wording, *, attached: bool, implicit: bool = False
+    analysis: Analysis | Wording,
+    *,
+    attached: bool,
+    implicit: bool = False,
+    derived: bool = True,
 ) -> Statement:
-    """Return one read sentence as a statement."""
+    """Return one read sentence as a statement (`derived` False: for the triggers only)."""
     if "n't" not in analysis.text:  # tokens are pieces of the text: nothing to split
         return Statement(
-            analysis.tokens, analysis.values, analysis.text, attached, implicit, analysis.clauses
+            analysis.tokens,
+            analysis.values,
+            analysis.text,
+            attached,
+            implicit,
+            analysis.clauses,
+            derived,
         )
     tokens, clauses = _expand(analysis.tokens, analysis.clauses)
     shift = len(tokens) != len(analysis.tokens)
     values = extract_values(tokens) if shift else analysis.values  # contractions move positions
-    return Statement(tokens, values, analysis.text, attached, implicit, clauses)
+    return Statement(tokens, values, analysis.text, attached, implicit, clauses, derived)
 
 
 def _part_stems(part: Part) -> frozenset[str]:
@@ -3491,8 +3509,14 @@ class _Topics(dict[int, _Topic]):
         elif not _may_depart(wording):
             topic = _Topic(wording, ())
         else:
+            # Most sentences trigger no reader: the stems and all only readers use are
+            # worked out for those that do, or that permit a bare anaphor.
             topic = _Topic(wording, ())
-            topic.readers = triggered(topic.statement(attached=False, implicit=False))
+            probe = statement_of(wording, attached=False, implicit=False, derived=False)
+            topic.readers = triggered(probe)
+            if topic.readers or topic.bare_permission:
+                probe.derive()
+                topic.statements[False, False] = probe
         self[sid] = topic
         if not (topic.readers or topic.bare_permission):
             self.dead.add(sid)

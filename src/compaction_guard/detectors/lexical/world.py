@@ -3447,6 +3447,8 @@ class _Topic:
     )
     # Whether it permits a bare anaphor ("That is fine now"): asked for every mention it follows.
     bare_permission: bool = field(init=False)
+    # The statement it was triggered on, not yet derived: the first statement asked for.
+    probe: Statement | None = None
 
     def __post_init__(self) -> None:
         self.bare_permission = _bare_permission(self.wording.tokens)
@@ -3463,6 +3465,11 @@ class _Topic:
     def statement(self, *, attached: bool, implicit: bool) -> Statement:
         """Return the sentence as a statement read right after a mention or apart from one."""
         found = self.statements.get((attached, implicit))
+        if found is None and self.probe is not None:
+            probe, self.probe = self.probe, None
+            probe.derive()
+            self.statements[False, False] = probe
+            found = self.statements.get((attached, implicit))
         if found is None:
             # Every attachment reads the same words: the first statement made lends the
             # others what it worked out from them.
@@ -3509,14 +3516,13 @@ class _Topics(dict[int, _Topic]):
         elif not _may_depart(wording):
             topic = _Topic(wording, ())
         else:
-            # Most sentences trigger no reader: the stems and all only readers use are
-            # worked out for those that do, or that permit a bare anaphor.
+            # Most sentences trigger no reader, and many a reader no part asks: the stems
+            # and all only readers use are worked out when a statement is first asked for.
             topic = _Topic(wording, ())
             probe = statement_of(wording, attached=False, implicit=False, derived=False)
             topic.readers = triggered(probe)
             if topic.readers or topic.bare_permission:
-                probe.derive()
-                topic.statements[False, False] = probe
+                topic.probe = probe
         self[sid] = topic
         if not (topic.readers or topic.bare_permission):
             self.dead.add(sid)

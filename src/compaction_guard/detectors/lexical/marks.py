@@ -35,6 +35,8 @@ def find_modality(tokens: Sequence[str], *, named_back: bool = True) -> tuple[Ma
     allowlist participle are read for what they say together.
     """
     marks = match_phrases(tokens, named_back=named_back)
+    if not marks and _ADDING.isdisjoint(tokens):
+        return ()  # most texts: no phrase, and none of the words a reading below adds on
     marks = _allowlists(
         tokens,
         _moving_bounds(_zero_negations(tokens, _kept_out(tokens, _kept_from(tokens, marks)))),
@@ -162,6 +164,11 @@ def _allowlists(tokens: Sequence[str], marks: list[Mark]) -> list[Mark]:
             result.append(mark)
     return result
 
+
+# The words the readings above add a mark on where no phrase was found: "from" (`_kept_from`),
+# "out" (`_kept_out`), "zero" (`_zero_negations`), an allowlist participle (`_allowlists`).
+# The readings after them only recast or drop marks.
+_ADDING = frozenset({"from", "out", "zero"}) | _LISTING_WORDS
 
 _PARTIAL_LIST = frozenset({"include", "includes", "including", "among", "e.g", "like", "such"})
 _FUNCTION_WORDS = frozenset(

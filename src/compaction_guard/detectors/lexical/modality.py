@@ -325,6 +325,18 @@ def _index(table: dict[Modality, tuple[str, ...]]) -> dict[str, _Opener]:
 
 _FREE = _index(_PHRASES)
 _BOUND = _index(_VALUE_BOUND)
+# Where `_match` can find a phrase: at a word that is a phrase of its own, or at a word
+# and the next one that open a longer phrase together ("in the region of" needs "in the").
+# At any other place it finds none, in either table.
+_SINGLES = frozenset(
+    word for table in (_FREE, _BOUND) for word, opener in table.items() if opener.alone
+)
+_PAIRS = frozenset(
+    (word, second)
+    for table in (_FREE, _BOUND)
+    for word, opener in table.items()
+    for second in opener.by_second
+)
 # The words some phrase opens with: any other token starts no mark (`_match` finds none).
 _OPENERS = frozenset(_FREE) | frozenset(_BOUND)
 
@@ -340,9 +352,13 @@ def match_phrases(tokens: Sequence[str], *, named_back: bool = True) -> list[Mar
     count = len(tokens)
     resume = 0  # the end of the last mark: its words open nothing more
     # Only a word some phrase opens can start a mark: the others are passed over in one
-    # C-level scan instead of one step of this loop each.
+    # C-level scan instead of one step of this loop each. Of those, most open only longer
+    # phrases ("in", "a", "was") and are followed by no word that goes on with one.
     for i in itertools.compress(itertools.count(), map(_OPENERS.__contains__, tokens)):
         if i < resume:
+            continue
+        word = tokens[i]
+        if word not in _SINGLES and (i + 1 == count or (word, tokens[i + 1]) not in _PAIRS):
             continue
         hit = _match(_FREE, tokens, i)
         bound = _match(_BOUND, tokens, i)

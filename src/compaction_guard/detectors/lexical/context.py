@@ -68,6 +68,7 @@ __all__ = [
     "STRONG_COVERAGE",
     "TOPIC_COVERAGE",
     "Context",
+    "Copy",
     "Glance",
     "Reading",
     "Region",
@@ -393,6 +394,20 @@ class Reading:
         return found
 
 
+@dataclass(slots=True)
+class Copy:
+    """What a window reads that is the part's own sentence, analysed alike (`rules.evaluate`).
+
+    Its analysis equals the part's, so its alignment, and what the copy checks of
+    `rules._clean` find (they read the analysis and the alignment alone, never the
+    sentences around it nor its site), are the part's: worked out once, kept per part.
+    """
+
+    al: Alignment
+    checked: bool = False  # `why` is worked out
+    why: str | None = None  # why the copy cannot certify (`rules._clean`), or None
+
+
 @_unlocked
 @dataclass
 class Context:
@@ -406,6 +421,7 @@ class Context:
     held: Region  # what the clauses of the alignment's region hold
     region_tokens: tuple[int, ...]
     region_values: list[Value]
+    copy: Copy | None = None  # the part's own facts when the window is its sentence
 
     # The window's forces, its polarity and its count of negations, as the restatements
     # read them (`_restate`). Not every reading asks for them: a weak trace whose
@@ -619,7 +635,7 @@ _PRECEDENCE = frozenset({"before", "first", "prior"})
 _SITE_VALUES = {site: site.value for site in Site}
 
 
-def build_context(part: Part, window: Window, al: Alignment) -> Context:
+def build_context(part: Part, window: Window, al: Alignment, copy: Copy | None = None) -> Context:
     """Collect the part's region of the window; its force words are read on first use."""
     facts = window.facts
     held = facts.region(al.region)
@@ -632,6 +648,7 @@ def build_context(part: Part, window: Window, al: Alignment) -> Context:
         held=held,
         region_tokens=held.tokens,
         region_values=_distributed(part, list(held.values), facts.each),
+        copy=copy,
     )
 
 

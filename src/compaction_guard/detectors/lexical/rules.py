@@ -7,6 +7,8 @@ the absence rules. Every rule returns a Reading with the evidence that decided i
 
 from __future__ import annotations
 
+import functools
+import importlib
 import itertools
 import re
 from collections import Counter
@@ -22,6 +24,7 @@ from compaction_guard.detectors.lexical.context import (
     STRONG_COVERAGE,
     TOPIC_COVERAGE,
     Context,
+    Copy,
     Reading,
     Window,
     build_context,
@@ -96,10 +99,11 @@ _BLOCKERS = (
 
 def evaluate(part: Part, window: Window) -> Reading | None:
     """Return what `window` says about `part`, or None when it carries no trace of it."""
-    al = align(part, window.analysis, window.facts)
+    copy = _own_copy(part, window)
+    al = align(part, window.analysis, window.facts) if copy is None else copy.al
     if not _is_trace(part, al, window.facts):
         return None
-    ctx = build_context(part, window, al)
+    ctx = build_context(part, window, al, copy)
     if al.coverage < TOPIC_COVERAGE and not ctx.topical:
         # A weak trace: only an edited name can be stated damage (every other rule needs
         # the topic); otherwise it just keeps the constraint from being called dropped.
@@ -116,6 +120,36 @@ def evaluate(part: Part, window: Window) -> Reading | None:
         if reading is not None:
             return reading
     return (_narrowed(ctx) if is_on("narrowed") else None) or _absence(ctx)
+
+
+def _own_copy(part: Part, window: Window) -> Copy | None:
+    """Return the part's facts of its own sentence when the window is that sentence.
+
+    A window whose analysis equals the part's aligns as the part does with itself, and
+    its copy checks find what they find in the part (`context.Copy`): both are kept per
+    part, for the switches that are off (the ablation test turns them).
+    """
+    win = window.analysis
+    if win.text != part.text or win != part.analysis:
+        return None
+    return _COPIES.get(
+        part, lambda p: Copy(align(p, win, window.facts)), tag=_switched_off_now()
+    )
+
+
+_COPIES: IdentityMemo[Part, Copy] = IdentityMemo(4096)
+
+
+def _switched_off_now() -> tuple[str, ...]:
+    """Return the catalogued rules that are switched off (`switches.switched_off`)."""
+    return tuple(name for name in _rule_names() if not is_on(name))
+
+
+@functools.cache
+def _rule_names() -> tuple[str, ...]:
+    """Return the names of the catalogued rules, read once (the catalogue imports this module)."""
+    catalogue = importlib.import_module("compaction_guard.detectors.lexical.catalogue")
+    return tuple(rule.name for rule in catalogue.RULES)
 
 
 def _is_trace(part: Part, al: Alignment, window: Sentences) -> bool:
@@ -207,10 +241,24 @@ def _verbatim(ctx: Context) -> Reading | None:
     width = len(wanted)
     for start in range(len(tokens) - width + 1):
         if tokens[start] == wanted[0] and tokens[start : start + width] == wanted:
-            if _clean(ctx, (start, start + width)) is None:
+            if _clean_copy(ctx, (start, start + width)) is None:
                 return _certified(ctx, Kind.PRESERVED, "verbatim", (start, start + width))
             return None
     return None
+
+
+def _clean_copy(ctx: Context, span: tuple[int, int]) -> str | None:
+    """Return why a copy of the part at `span` cannot certify it (`_clean`).
+
+    In the part's own sentence (`Context.copy`) the copy is the whole window, and the
+    checks read the window's analysis and alignment alone: their answer is the part's.
+    """
+    copy = ctx.copy
+    if copy is None:
+        return _clean(ctx, span)
+    if not copy.checked:
+        copy.why, copy.checked = _clean(ctx, span), True
+    return copy.why
 
 
 def _near_verbatim(ctx: Context) -> Reading | None:

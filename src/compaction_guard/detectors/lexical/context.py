@@ -406,6 +406,10 @@ class Copy:
     al: Alignment
     checked: bool = False  # `why` is worked out
     why: str | None = None  # why the copy cannot certify (`rules._clean`), or None
+    # Whether the copy certifies as verbatim when nothing around it refers to the rule
+    # (no afterthought): the rules read the sentences around a window only through its
+    # afterthoughts, and its site only in the reading. None until such a copy is read.
+    verbatim: bool | None = None
 
 
 @_unlocked

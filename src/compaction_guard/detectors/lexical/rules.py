@@ -104,7 +104,19 @@ def evaluate(part: Part, window: Window) -> Reading | None:
     if not _is_trace(part, al, window.facts):
         return None
     ctx = build_context(part, window, al, copy)
-    if al.coverage < TOPIC_COVERAGE and not ctx.topical:
+    if copy is None:
+        return _decide(ctx)
+    if copy.verbatim and not ctx.afterthoughts:
+        return _certified(ctx, Kind.PRESERVED, "verbatim", (0, len(ctx.win.tokens)))
+    reading = _decide(ctx)
+    if copy.verbatim is None and not ctx.afterthoughts:
+        copy.verbatim = reading is not None and reading.rule == "verbatim"
+    return reading
+
+
+def _decide(ctx: Context) -> Reading | None:
+    """Run the rules in their order (see the module docstring) on a trace of the part."""
+    if ctx.al.coverage < TOPIC_COVERAGE and not ctx.topical:
         # A weak trace: only an edited name can be stated damage (every other rule needs
         # the topic); otherwise it just keeps the constraint from being called dropped.
         return changed_identifier(ctx) or _absence(ctx)

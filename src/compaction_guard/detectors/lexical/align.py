@@ -57,6 +57,7 @@ __all__ = [
     "Part",
     "align",
     "closing_bounds",
+    "constraint_analysis",
     "each_nouns",
     "parts_of",
     "region_marks",
@@ -135,6 +136,9 @@ def parts_of(text: str) -> tuple[Part, ...]:
 
 def _part(text: str) -> Part:
     analysis = analyse(text)
+    if len(_ANALYSED) >= _ANALYSED_LIMIT:
+        _ANALYSED.clear()
+    _ANALYSED[text] = analysis
     content = tuple(i for i, key in enumerate(analysis.keys) if key is not None)
     # A generic noun may go unsaid; a generic word used as the rule's verb may not.
     generic = frozenset(
@@ -182,6 +186,20 @@ def _part(text: str) -> Part:
         weight_at=dict(zip(content, weights, strict=True)),
         indirect=any(analysis.keys[i] == "~readonly" or "-" in analysis.tokens[i] for i in content),
     )
+
+
+# The analysis of each constraint part's text, the one every part of that text holds.
+_ANALYSED: dict[str, Analysis] = {}
+_ANALYSED_LIMIT = 8192
+
+
+def constraint_analysis(text: str) -> Analysis | None:
+    """Return the analysis of a constraint part whose text is `text`, if one was read.
+
+    A window that says a constraint's sentence again (its own, or a sibling rule's) reads
+    as that part's analysis does; `rules.evaluate` keeps what it found there per part.
+    """
+    return _ANALYSED.get(text)
 
 
 def each_nouns(analysis: Analysis) -> frozenset[str]:

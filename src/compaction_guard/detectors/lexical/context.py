@@ -350,6 +350,9 @@ class Window:
     tool: bool
     facts: Sentences
     sids: tuple[int, ...] = ()
+    # The catalogued rules switched off while its view is read (`rules.switched_off_now`),
+    # or None to read them when asked: the tier's memos of a view take them as fixed.
+    switched_off: tuple[str, ...] | None = None
 
 
 # Not frozen: a frozen dataclass sets each field by a call to `object.__setattr__`, and
@@ -381,6 +384,34 @@ class Reading:
     span: tuple[int, int] | None = None
 
     @property
+    def settled(self) -> bool:
+        """Whether the evidence is worked out already (not left for a first read)."""
+        return not callable(self._evidence)
+
+    def moved(self, window: Window) -> Reading:
+        """Return this reading of another window that reads alike (`Copy.reading`).
+
+        Only the window's place differs: its site, whether a tool said it, its sentences.
+        The evidence is copied whole, so no two readings share a list or a dict.
+        """
+        evidence = _fresh(self.evidence)
+        evidence["site"] = _SITE_VALUES[window.site]
+        return Reading(
+            self.kind,
+            self.rule,
+            self.coverage,
+            window.site,
+            window.tool,
+            explicit=self.explicit,
+            strong=self.strong,
+            signs=self.signs,
+            _evidence=evidence,
+            hint=self.hint,
+            sids=window.sids,
+            span=self.span,
+        )
+
+    @property
     def evidence(self) -> dict[str, Any]:
         """The evidence that decided the reading, worked out on first read.
 
@@ -394,22 +425,42 @@ class Reading:
         return found
 
 
+def _fresh(evidence: dict[str, Any]) -> dict[str, Any]:
+    """Return a copy of evidence, its dicts and lists copied too (what `deepcopy` would do).
+
+    Evidence holds strings, numbers, lists and dicts; `deepcopy` walks them in Python
+    with a memo of every object, which this does not need.
+    """
+    return {key: _fresh_value(value) for key, value in evidence.items()}
+
+
+def _fresh_value(value: object) -> object:
+    if isinstance(value, dict):
+        return {key: _fresh_value(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_fresh_value(item) for item in value]
+    return value
+
+
 @dataclass(slots=True)
 class Copy:
-    """What a window reads that is the part's own sentence, analysed alike (`rules.evaluate`).
+    """What a part reads in a window that is a constraint's sentence (`rules.evaluate`).
 
-    Its analysis equals the part's, so its alignment, and what the copy checks of
-    `rules._clean` find (they read the analysis and the alignment alone, never the
-    sentences around it nor its site), are the part's: worked out once, kept per part.
+    The window's analysis equals that constraint part's (`analysis`), so the part's
+    alignment there, and what the copy checks of `rules._clean` find (they read the
+    analysis and the alignment alone, never the sentences around it nor its site), are
+    the same in every view: worked out once, kept per part.
     """
 
+    analysis: Analysis  # the constraint part's analysis the window's equals
     al: Alignment
     checked: bool = False  # `why` is worked out
     why: str | None = None  # why the copy cannot certify (`rules._clean`), or None
-    # Whether the copy certifies as verbatim when nothing around it refers to the rule
-    # (no afterthought): the rules read the sentences around a window only through its
-    # afterthoughts, and its site only in the reading. None until such a copy is read.
-    verbatim: bool | None = None
+    # The reading when nothing around the window refers to the rule (no afterthought):
+    # the rules read the sentences around a window only through its afterthoughts, and
+    # its site only in the reading, except `rules._absence`, whose readings are never
+    # settled when made. Kept for a settled reading only (`Reading.settled`).
+    reading: Reading | None = None
 
 
 @_unlocked

@@ -23,6 +23,7 @@ from compaction_guard.detectors.lexical.rules import (
     Words,
     could_trace,
     evaluate,
+    switched_off_now,
     words_of,
 )
 from compaction_guard.detectors.lexical.switches import is_on
@@ -244,12 +245,16 @@ def _window(index: ViewIndex, sids: tuple[int, ...]) -> Window:
         if len(sentences) == 1
         else join(tuple(s.analysed() for s in sentences))
     )
+    off = index.memo.get("switched off")
+    if not isinstance(off, tuple):
+        off = index.memo["switched off"] = switched_off_now()  # read once per view
     return Window(
         analysis=analysis,
         site=sentences[0].site,
         tool=any(s.tool for s in sentences),
         facts=Sentences(analysis, surroundings, glance),
         sids=sids,
+        switched_off=off,
     )
 
 

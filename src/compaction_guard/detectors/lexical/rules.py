@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from compaction_guard.anchors import are_siblings, comparable, is_identifier, values_equal
 from compaction_guard.detectors.lexical.adjunct import is_adjunct, time_relation
-from compaction_guard.detectors.lexical.align import align
+from compaction_guard.detectors.lexical.align import align, constraint_analysis
 from compaction_guard.detectors.lexical.context import (
     MAX_GAP,
     STRONG_COVERAGE,
@@ -78,7 +78,16 @@ if TYPE_CHECKING:
     from compaction_guard.detectors.lexical.context import Sentences
     from compaction_guard.detectors.lexical.text import Analysis
 
-__all__ = ["STRONG_COVERAGE", "Reading", "Window", "Words", "could_trace", "evaluate", "words_of"]
+__all__ = [
+    "STRONG_COVERAGE",
+    "Reading",
+    "Window",
+    "Words",
+    "could_trace",
+    "evaluate",
+    "switched_off_now",
+    "words_of",
+]
 
 _Rule = TypeVar("_Rule", bound=Callable[..., object])
 
@@ -99,19 +108,63 @@ _BLOCKERS = (
 
 def evaluate(part: Part, window: Window) -> Reading | None:
     """Return what `window` says about `part`, or None when it carries no trace of it."""
-    copy = _own_copy(part, window)
-    al = align(part, window.analysis, window.facts) if copy is None else copy.al
+    known = _known_window(part, window)
+    al = align(part, window.analysis, window.facts) if known is None else known.al
     if not _is_trace(part, al, window.facts):
         return None
-    ctx = build_context(part, window, al, copy)
-    if copy is None:
+    ctx = build_context(part, window, al, known)
+    if known is None:
         return _decide(ctx)
-    if copy.verbatim and not ctx.afterthoughts:
-        return _certified(ctx, Kind.PRESERVED, "verbatim", (0, len(ctx.win.tokens)))
+    if known.reading is not None and not ctx.afterthoughts:
+        return known.reading.moved(window)
     reading = _decide(ctx)
-    if copy.verbatim is None and not ctx.afterthoughts:
-        copy.verbatim = reading is not None and reading.rule == "verbatim"
+    settled = reading is not None and reading.settled
+    if known.reading is None and settled and not ctx.afterthoughts:
+        known.reading = reading
     return reading
+
+
+def _known_window(part: Part, window: Window) -> Copy | None:
+    """Return what the part reads in a window that is a constraint's sentence, or None.
+
+    Such a window's analysis equals that constraint part's (`align.constraint_analysis`):
+    the part's own sentence, or a sibling rule's ("The budget cap for svc_13 is $900."
+    for svc_03's cap). What the part reads there is kept per part and constraint sentence
+    (`context.Copy`), for the switches that are off (the ablation test turns them).
+    """
+    win = window.analysis
+    known = constraint_analysis(win.text)
+    if known is None or (known is not win and known != win):
+        return None
+    off = window.switched_off
+    copies = _COPIES.get(part, _no_copies, tag=switched_off_now() if off is None else off)
+    found = copies.get(id(known))
+    if found is None or found.analysis is not known:
+        found = copies[id(known)] = Copy(known, align(part, win, window.facts))
+    return found
+
+
+def _no_copies(_part: Part) -> dict[int, Copy]:
+    return {}
+
+
+# Per part: the windows that are constraint sentences, by the id of that analysis.
+_COPIES: IdentityMemo[Part, dict[int, Copy]] = IdentityMemo(4096)
+
+
+def switched_off_now() -> tuple[str, ...]:
+    """Return the catalogued rules that are switched off (`switches.switched_off`)."""
+    names = _rule_names()
+    if all(map(is_on, names)):
+        return ()
+    return tuple(name for name in names if not is_on(name))
+
+
+@functools.cache
+def _rule_names() -> tuple[str, ...]:
+    """Return the names of the catalogued rules, read once (the catalogue imports this module)."""
+    catalogue = importlib.import_module("compaction_guard.detectors.lexical.catalogue")
+    return tuple(rule.name for rule in catalogue.RULES)
 
 
 def _decide(ctx: Context) -> Reading | None:
@@ -132,36 +185,6 @@ def _decide(ctx: Context) -> Reading | None:
         if reading is not None:
             return reading
     return (_narrowed(ctx) if is_on("narrowed") else None) or _absence(ctx)
-
-
-def _own_copy(part: Part, window: Window) -> Copy | None:
-    """Return the part's facts of its own sentence when the window is that sentence.
-
-    A window whose analysis equals the part's aligns as the part does with itself, and
-    its copy checks find what they find in the part (`context.Copy`): both are kept per
-    part, for the switches that are off (the ablation test turns them).
-    """
-    win = window.analysis
-    if win.text != part.text or win != part.analysis:
-        return None
-    return _COPIES.get(
-        part, lambda p: Copy(align(p, win, window.facts)), tag=_switched_off_now()
-    )
-
-
-_COPIES: IdentityMemo[Part, Copy] = IdentityMemo(4096)
-
-
-def _switched_off_now() -> tuple[str, ...]:
-    """Return the catalogued rules that are switched off (`switches.switched_off`)."""
-    return tuple(name for name in _rule_names() if not is_on(name))
-
-
-@functools.cache
-def _rule_names() -> tuple[str, ...]:
-    """Return the names of the catalogued rules, read once (the catalogue imports this module)."""
-    catalogue = importlib.import_module("compaction_guard.detectors.lexical.catalogue")
-    return tuple(rule.name for rule in catalogue.RULES)
 
 
 def _is_trace(part: Part, al: Alignment, window: Sentences) -> bool:
@@ -262,8 +285,8 @@ def _verbatim(ctx: Context) -> Reading | None:
 def _clean_copy(ctx: Context, span: tuple[int, int]) -> str | None:
     """Return why a copy of the part at `span` cannot certify it (`_clean`).
 
-    In the part's own sentence (`Context.copy`) the copy is the whole window, and the
-    checks read the window's analysis and alignment alone: their answer is the part's.
+    In a constraint's sentence (`Context.copy`) the checks read an analysis and an
+    alignment that are the same in every view, and so is their answer: kept there.
     """
     copy = ctx.copy
     if copy is None:
@@ -1393,7 +1416,12 @@ def _directions(words: set[str]) -> set[str]:
 
 
 def _absence(ctx: Context) -> Reading:
-    """Something the part binds is missing: a value, an identifier, or its force."""
+    """Something the part binds is missing: a value, an identifier, or its force.
+
+    Each reading here leaves its evidence for later (`Context.reading`, `later`), so none
+    is kept as a constraint sentence's reading (`context.Copy`): this reads the sentences
+    after the window (`_continued`) and its site (`_hint`).
+    """
     ids = _missing_identifiers(ctx)
     strong = ctx.al.coverage >= STRONG_COVERAGE and ctx.topical
     # The missing values are read on first need: a weak trace that lacks a name of the

@@ -26,9 +26,11 @@ from hypothesis import strategies as st
 from compaction_guard.anchors import comparable
 from compaction_guard.detectors.lexical import world
 from compaction_guard.detectors.lexical.align import Part, parts_of
+from compaction_guard.detectors.lexical.index import ViewIndex
 from compaction_guard.detectors.lexical.marks import find_modality
 from compaction_guard.detectors.lexical.text import analyse, lexical_form, read_words
 from compaction_guard.normalize import sentence_spans
+from compaction_guard.view import SummaryView
 from tests.detectors.test_verdict_fixtures import FIXTURES, decide, load
 
 if TYPE_CHECKING:
@@ -252,3 +254,77 @@ def test_a_statement_made_for_the_triggers_derives_what_a_full_one_holds() -> No
         probe.derive()
         for name in world.Statement.__slots__:
             assert getattr(probe, name) == getattr(full, name), name
+
+
+def _forward_anaphors(index: ViewIndex, mentions: set[int]) -> set[int]:
+    """The anaphor walk as first written: forwards from every mention, past the next sentence,
+    up to and with the first sentence offering an antecedent; reference for `_reaches`."""
+    topics = world._topics_of(index)
+    found: set[int] = set()
+    for mention in mentions:
+        first = index.next_id(mention)
+        if first is None or world._offers_antecedent(topics, first):
+            continue
+        current = index.next_id(first)
+        while current is not None:
+            if not world._ANAPHORS.isdisjoint(index.sentences[current].worded().tokens):
+                found.add(current)
+            if world._offers_antecedent(topics, current):
+                break
+            current = index.next_id(current)
+    return found
+
+
+def _departing(index: ViewIndex, sids: set[int]) -> set[int]:
+    topics = world._topics_of(index)
+    return {s for s in sids if (t := topics.get(s) or topics.read(s)).readers or t.bare_permission}
+
+
+def test_the_backward_anaphor_walk_finds_what_a_forward_walk_does() -> None:
+    """`_anaphors_beyond` walks back from each anaphor that can depart; from every set of
+    mentions it must find the departing anaphors the forward walk finds, on every fixture."""
+    for path in FIXTURES:
+        case = load(path)
+        index = ViewIndex(SummaryView.from_summary(str(case["summary"])))
+        every = set(range(len(index.sentences)))
+        for mentions in [every, *({sid} for sid in every)]:
+            expected = _departing(index, _forward_anaphors(index, mentions))
+            assert world._anaphors_beyond(index, mentions) == expected, (path.name, mentions)
+
+
+def test_a_probed_site_is_still_walked_forwards() -> None:
+    """A site too large to index whole is cut as it is read; its anaphors are still found."""
+    filler = "The nightly job processed rows without trouble today. " * 6000
+    text = f"{filler}\nKeep replies under 200 words. Lunch was ordered. Going over that is fine.\n"
+    index = ViewIndex(SummaryView.from_summary(text))
+    (part,) = parts_of("Keep replies under 200 words.")
+    mentions = index.sharing(world._topic_keys(part), part.probes)
+    assert mentions and all(index.sentences[m].line < 0 for m in mentions)
+    beyond = world._anaphors_beyond(index, mentions)
+    assert [index.sentences[sid].text for sid in beyond] == ["going over that is fine."]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "it", "(it)", "it's fine", "that's it.", "[this];", "a;that", "x(those", "such-like",
+        "http://example.com/a(it", "see http://example.com/x;this", "mail a@b.com(it",
+        "commit", "itself", "with", "its", "thus", "--it", "#this", "it%", "_it", "it_",
+    ],
+)
+def test_the_anaphor_run_test_misses_no_anaphor(text: str) -> None:
+    """`_anaphoric_run` lets the walk skip reading a sentence: it must find every anaphor
+    token its words hold (it may find more)."""
+    tokens = read_words(lexical_form(text)).tokens
+    if not world._ANAPHORS.isdisjoint(tokens):
+        assert any(map(world._anaphoric_run, lexical_form(text).split())), tokens
+
+
+def test_the_anaphor_run_test_misses_no_anaphor_of_any_fixture() -> None:
+    for path in FIXTURES:
+        for text in _texts(load(path)):
+            folded = lexical_form(text)
+            for start, end in sentence_spans(folded):
+                sentence = " ".join(folded[start:end].split())
+                if not world._ANAPHORS.isdisjoint(read_words(sentence).tokens):
+                    assert any(map(world._anaphoric_run, sentence.split())), sentence

@@ -2629,10 +2629,30 @@ def needs_of(statement: Statement, readers: Sequence[Reader]) -> frozenset[Need]
 
 
 def applicable(part: Part) -> frozenset[Reader]:
-    """Return the readers that may find a departure from `part` in some statement."""
+    """Return the readers that may find a departure from `part` in some statement.
+
+    Equal sets are one object (`_APPLYING`): every sentence keeps its readers and gates by
+    this set (`_Topic.applied`, `_Topic.gates`), and a key found by identity is not
+    compared member by member on every topic sentence of every part. Worked out once per
+    part, reader table and prefilter setting.
+    """
+    return _APPLICABLE.get(part, _applicable, (_PREFILTER.get(), _READERS))
+
+
+def _applicable(part: Part) -> frozenset[Reader]:
     if not _PREFILTER.get():
-        return frozenset(_READERS)
-    return frozenset(r for r in _READERS if (test := APPLIES.get(r)) is None or test(part))
+        found = frozenset(_READERS)
+    else:
+        found = frozenset(r for r in _READERS if (test := APPLIES.get(r)) is None or test(part))
+    if len(_APPLYING) >= _APPLYING_LIMIT:
+        _APPLYING.clear()
+    return _APPLYING.setdefault(found, found)
+
+
+_APPLICABLE: IdentityMemo[Part, frozenset[Reader]] = IdentityMemo(_PART_WORDS_LIMIT)
+# The distinct `applicable` sets, each kept as its own key: a reader table gives few of them.
+_APPLYING: dict[frozenset[Reader], frozenset[Reader]] = {}
+_APPLYING_LIMIT = 256
 
 
 @contextlib.contextmanager
@@ -3293,16 +3313,77 @@ def _anaphors_beyond(index: ViewIndex, mentions: set[int]) -> set[int]:
     """Return the sentences with an anaphor after the one next to a mention, up to an antecedent.
 
     From each mention the walk goes on while no sentence offers an antecedent of the
-    rule's kind (`_offers_antecedent`) and stops after the first that does. The rest of a
-    walk from any sentence is the same whoever reached it, so each walk is kept per view
-    (`_Topics.walks`) and every sentence is walked once for all the view's constraints.
+    rule's kind (`_offers_antecedent`) and stops after the first that does. In a fully
+    indexed site it is walked backwards, once per view, from each anaphor that can depart
+    (`_reaches`): a view holds few, and most sentences a forward walk passes need never be
+    read. A large site cuts its sentences as a walk meets them, so there the walk goes
+    forwards from each mention, and the rest of a walk from any sentence is kept per
+    view (`_Topics.walks`): the same whoever reached it. Only the anaphors a fully
+    indexed site's walk finds that can depart are returned; `_remote_departure` reads no
+    other.
     """
     topics = _topics_of(index)
+    sentences = index.sentences
+    found = {sid for sid, reach in _reaches(topics).items() if not reach.isdisjoint(mentions)}
+    # A probed sentence does not know its line (`Sentence.line`): its site is cut as read.
+    probed = {mention for mention in mentions if sentences[mention].line < 0}
+    if not probed:
+        return found
     beyond = topics.beyond
     # In the order the walks always took: a large site cuts its sentences as they are met.
-    for mention in sorted(mentions.difference(beyond), reverse=True):
+    for mention in sorted(probed.difference(beyond), reverse=True):
         beyond[mention] = _past_mention(topics, mention)
-    return set().union(*map(beyond.__getitem__, mentions))
+    return found.union(*map(beyond.__getitem__, probed))
+
+
+def _reaches(topics: _Topics) -> dict[int, frozenset[int]]:
+    """Return, for each anaphor of a fully indexed site that can depart, the mentions it is past.
+
+    A walk from a mention starts at the sentence after the one next to it and finds an
+    anaphor when no sentence between offers an antecedent. Walked back from the anaphor:
+    the sentence before it must offer none, and then every sentence before that is a
+    mention whose walk finds it, up to the first one offering an antecedent after it.
+    Worked out once per view.
+    """
+    if topics.reaches is not None:
+        return topics.reaches
+    index = topics.index
+    indexed = [sid for sid, sentence in enumerate(index.sentences) if sentence.line >= 0]
+    previous: dict[int, int] = {}
+    for sid in indexed:
+        following = index.next_id(sid)
+        if following is not None:
+            previous[following] = sid
+    reaches: dict[int, frozenset[int]] = {}
+    for sid in filter(functools.partial(_departing_anaphor, topics), indexed):
+        reach: set[int] = set()
+        between = previous.get(sid)
+        while between is not None and not _offers_antecedent(topics, between):
+            mention = previous.get(between)
+            if mention is None:
+                break
+            reach.add(mention)
+            between = mention
+        reaches[sid] = frozenset(reach)
+    topics.reaches = reaches
+    return reaches
+
+
+def _departing_anaphor(topics: _Topics, sid: int) -> bool:
+    """Tell whether a sentence holds an anaphor and can depart (readers, a bare permission).
+
+    A sentence not read yet is read only when one of its runs holds an anaphor word whole
+    (`_anaphoric_run`).
+    """
+    sentence = topics.index.sentences[sid]
+    if sentence.wording is None:
+        runs = sentence.runs if sentence.runs is not None else sentence.text.split()
+        if not any(map(_anaphoric_run, runs)):
+            return False
+    topic = topics.get(sid) or topics.read(sid)
+    if _ANAPHORS.isdisjoint(topic.wording.tokens):
+        return False
+    return bool(topic.readers) or topic.bare_permission
 
 
 def _past_mention(topics: _Topics, mention: int) -> frozenset[int]:
@@ -3348,7 +3429,8 @@ def _offers_antecedent(topics: _Topics, sid: int) -> bool:
 
 
 def _antecedent_in(sentence: Sentence) -> bool:
-    if sentence.worded().values or not _RULE_NOUN_KEYS.isdisjoint(sentence.keys):
+    # The index keys first: a rule noun answers without reading the sentence's words.
+    if not _RULE_NOUN_KEYS.isdisjoint(sentence.keys) or sentence.worded().values:
         return True
     if sentence.analysis is not None:
         return bool(sentence.analysis.marks)
@@ -3358,6 +3440,21 @@ def _antecedent_in(sentence: Sentence) -> bool:
 
 
 _ANAPHORS = frozenset({"this", "that", "it", "these", "those", "such", "it's", "that's"})
+# The words of `_ANAPHORS` up to an apostrophe, whole: a token is a piece of its text that
+# no word character touches on either side (`normalize.tokenize`), so a text none of
+# whose whitespace-free runs this finds anything in holds no anaphor, and its words need
+# not be read to say so.
+_ANAPHOR_TEXT = re.compile(
+    r"(?<!\w)(?:"
+    + "|".join(sorted({re.escape(word.split("'")[0]) for word in _ANAPHORS}))
+    + r")(?!\w)"
+)
+
+
+@functools.lru_cache(maxsize=65536)
+def _anaphoric_run(run: str) -> bool:
+    """Tell whether a whitespace-free run may hold an anaphor; kept by run, as runs recur."""
+    return _ANAPHOR_TEXT.search(run) is not None
 
 
 def _bare_permission(tokens: Sequence[str]) -> bool:
@@ -3488,7 +3585,8 @@ class _Topics(dict[int, _Topic]):
 
     `antecedents` keeps, by sentence id, whether a sentence offers an anaphor an
     antecedent (`_offers_antecedent`), `walks` the anaphors an anaphor walk from a
-    sentence finds (`_walk`), `beyond` the anaphors past each mention (`_past_mention`) and
+    sentence finds (`_walk`), `beyond` the anaphors past each mention (`_past_mention`),
+    `reaches` the mentions each anaphor of a fully indexed site is past (`_reaches`) and
     `after` the id of the sentence after each mention (-1 at the end of its site): every
     constraint's walks and topic maps would ask them again. `dead` are the sentences read
     with no readers that permit no bare anaphor, and `idle`, by `applicable` set, those
@@ -3501,6 +3599,7 @@ class _Topics(dict[int, _Topic]):
         self.antecedents: dict[int, bool] = {}
         self.walks: dict[int, frozenset[int]] = {}
         self.beyond: dict[int, frozenset[int]] = {}
+        self.reaches: dict[int, frozenset[int]] | None = None
         self.after: dict[int, int] = {}
         self.dead: set[int] = set()
         self.idle: dict[frozenset[Reader], set[int]] = {}

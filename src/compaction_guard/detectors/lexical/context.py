@@ -80,6 +80,7 @@ __all__ = [
     "has_sibling",
     "is_name",
     "lost_modality",
+    "marked",
     "missing_values",
     "modality_evidence",
     "names_core",
@@ -130,9 +131,19 @@ def _alone() -> tuple[tuple[Analysis, ...], Analysis | None]:
     return (), None
 
 
+def marked(tokens: tuple[str, ...]) -> bool:
+    """Tell from its tokens alone whether a sentence's analysis has marks (force words).
+
+    An analysis's marks are the modality reading of its tokens, each recast by its frame
+    one for one (`text.analyse`, `frame.reframe`), so there are marks exactly when that
+    reading finds one.
+    """
+    return bool(force_marks(list(tokens)))
+
+
 Surroundings = tuple[tuple["Analysis", ...], "Analysis | None"]
-# The tokens of the sentences after a window, not analysed, and the heading over it.
-Glance = tuple[tuple[tuple[str, ...], ...], "Analysis | None"]
+# Whether a sentence after a window holds a force word (`marked`), and the heading over it.
+Glance = tuple[bool, "Analysis | None"]
 Clause = list[tuple["Analysis", int]]  # one clause's words as (analysis, position) pairs
 
 
@@ -143,9 +154,9 @@ class Sentences:
     `detector._read` keeps one per window in the view's memo, so every constraint of a
     view reads one set of these facts, and they die with the view. `surroundings`
     returns, on demand, the sentences after the window (up to two) and the heading over
-    it: only a window that speaks about a rule needs to read them. `glance` gives those
-    sentences' tokens alone (from `ahead`), which tell whether any of them has a force
-    word (`marked_following`) before one is analysed.
+    it: only a window that speaks about a rule needs to read them. `glance` tells from
+    `ahead` whether any of those sentences has a force word (`marked_following`), which
+    the caller reads from their tokens before one is analysed, and gives the heading.
     """
 
     def __init__(
@@ -179,29 +190,24 @@ class Sentences:
         return self._around()
 
     def glance(self) -> Glance:
-        """Return the tokens of the sentences after the window and the heading over it."""
+        """Return whether a sentence after the window has a force word, and the heading."""
         return self._glance
 
     @functools.cached_property
     def _glance(self) -> Glance:
         if self._ahead is None or "_surrounding" in self.__dict__:
             following, heading = self.surroundings()
-            return tuple(after.tokens for after in following), heading
+            return any(after.marks for after in following), heading
         return self._ahead()
 
-    @functools.cached_property
+    @property
     def marked_following(self) -> bool:
         """Whether a sentence after the window holds a force word (`following_groups`).
 
-        Read from the tokens alone when they are not analysed yet: an analysis's marks
-        are the modality reading of its tokens, each recast by its frame one for one
-        (`text.analyse`, `frame.reframe`), so there are marks exactly when that reading
-        finds one, and a window none of whose next sentences has one need not analyse them.
+        Told from the tokens alone when they are not analysed yet (`marked`): a window
+        none of whose next sentences has one need not analyse them.
         """
-        if "_surrounding" in self.__dict__:
-            return any(after.marks for after in self._surrounding[0])
-        following, _ = self.glance()
-        return any(force_marks(list(tokens)) for tokens in following)
+        return self.glance()[0]
 
     @functools.cached_property
     def members(self) -> dict[int, list[int]]:

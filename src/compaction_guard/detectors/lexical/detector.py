@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from compaction_guard.detectors.base import Abstain, Detector, LayerVerdict
 from compaction_guard.detectors.lexical.align import Part, parts_of
-from compaction_guard.detectors.lexical.context import Sentences
+from compaction_guard.detectors.lexical.context import Sentences, marked
 from compaction_guard.detectors.lexical.damage import UNSURE
 from compaction_guard.detectors.lexical.index import ViewIndex
 from compaction_guard.detectors.lexical.rules import (
@@ -33,7 +33,6 @@ from compaction_guard.taxonomy import CERTIFYING_KINDS, Kind, Site, severity_ran
 
 if TYPE_CHECKING:
     from compaction_guard.detectors.lexical.context import Glance, Surroundings
-    from compaction_guard.detectors.lexical.index import Sentence
     from compaction_guard.detectors.lexical.text import Analysis
     from compaction_guard.invariant import Invariant
     from compaction_guard.view import SummaryView
@@ -219,26 +218,42 @@ def _words(index: ViewIndex, sid: int) -> Words:
     return words
 
 
+def _marked(index: ViewIndex, sid: int) -> bool:
+    """Tell whether sentence `sid` has a force word, once per view (`context.marked`).
+
+    Up to two windows before it ask; its analysis, when some window read it, tells at once.
+    """
+    found = index.memo.get(("marked", sid))
+    if not isinstance(found, bool):
+        sentence = index.sentences[sid]
+        if sentence.analysis is not None:
+            found = bool(sentence.analysis.marks)
+        else:
+            found = marked(sentence.worded().tokens)
+        index.memo["marked", sid] = found
+    return found
+
+
 def _window(index: ViewIndex, sids: tuple[int, ...]) -> Window:
     """Build the window of `sids`, once per view: every part reads the same one."""
     sentences = [index.sentences[sid] for sid in sids]
 
-    def nearby() -> tuple[list[Sentence], Analysis | None]:
-        after: list[Sentence] = []
+    def nearby() -> tuple[list[int], Analysis | None]:
+        after: list[int] = []
         nxt = index.next_id(sids[-1])
         while nxt is not None and len(after) < _AFTER:
-            after.append(index.sentences[nxt])
+            after.append(nxt)
             nxt = index.next_id(nxt)
         heading = index.heading_of(sids[0])
         return after, None if heading is None else index.sentences[heading].analysed()
 
     def surroundings() -> Surroundings:
         after, heading = nearby()
-        return tuple(s.analysed() for s in after), heading
+        return tuple(index.sentences[sid].analysed() for sid in after), heading
 
     def glance() -> Glance:
         after, heading = nearby()
-        return tuple(s.worded().tokens for s in after), heading
+        return any(_marked(index, sid) for sid in after), heading
 
     analysis = (
         sentences[0].analysed()

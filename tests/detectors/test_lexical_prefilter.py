@@ -24,11 +24,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from compaction_guard.anchors import comparable
-from compaction_guard.detectors.lexical import world
+from compaction_guard.detectors.lexical import LexicalDetector, world
 from compaction_guard.detectors.lexical.align import Part, parts_of
 from compaction_guard.detectors.lexical.index import ViewIndex
 from compaction_guard.detectors.lexical.marks import find_modality
 from compaction_guard.detectors.lexical.text import analyse, lexical_form, read_words
+from compaction_guard.invariant import Invariant, invariant_id
 from compaction_guard.normalize import sentence_spans
 from compaction_guard.view import SummaryView
 from tests.detectors.test_verdict_fixtures import FIXTURES, decide, load
@@ -328,3 +329,38 @@ def test_the_anaphor_run_test_misses_no_anaphor_of_any_fixture() -> None:
                 sentence = " ".join(folded[start:end].split())
                 if not world._ANAPHORS.isdisjoint(read_words(sentence).tokens):
                     assert any(map(world._anaphoric_run, sentence.split())), sentence
+
+
+def _shared_views() -> list[tuple[list[Invariant], SummaryView]]:
+    """Fixtures in groups of 24, each group's summaries one view read against its constraints.
+
+    A view read against many constraints keeps its sentences' closed-world readings
+    (`world._Topics`: the topics, their kept statements, `idle` and `dead`) for every
+    constraint after the first, so a reading one constraint left behind must never skew
+    another's.
+    """
+    cases = [load(path) for path in FIXTURES]
+    found = []
+    for start in range(0, len(cases), 24):
+        group = cases[start : start + 24]
+        rules = list({c["constraint"]: None for c in group})
+        summary = "\n\n".join(str(c["summary"]) for c in group)
+        invariants = [Invariant(id=invariant_id(text), text=text) for text in rules]
+        found.append((invariants, SummaryView.from_summary(summary)))
+    return found
+
+
+def test_many_constraints_read_against_one_view_alike_with_and_without_the_prefilter() -> None:
+    def outcomes(*, shared: bool) -> list[str]:
+        found = []
+        for invariants, view in _shared_views():
+            detector = LexicalDetector()
+            for invariant in invariants:
+                reader = detector if shared else LexicalDetector()
+                found.append(repr(reader.detect(invariant, view)))
+        return found
+
+    filtered = outcomes(shared=True)
+    assert filtered == outcomes(shared=False)
+    with world.unfiltered():
+        assert filtered == outcomes(shared=True)

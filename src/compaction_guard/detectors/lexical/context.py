@@ -170,6 +170,9 @@ class Sentences:
         self._ahead = ahead
         self._regions: dict[frozenset[int], Region] = {}
         self._derived: dict[Callable[[Analysis], object], object] = {}
+        # The constraint part's analysis that `analysis` was found equal to, if any
+        # (`rules._known_window`): compared once per window, not once per part reading it.
+        self.equals: Analysis | None = None
 
     def once(self, compute: Callable[[Analysis], _T]) -> _T:
         """Return `compute(analysis)`, worked out once for this window.

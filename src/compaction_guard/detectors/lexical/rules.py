@@ -134,8 +134,13 @@ def _known_window(part: Part, window: Window) -> Copy | None:
     """
     win = window.analysis
     known = constraint_analysis(win.text)
-    if known is None or (known is not win and known != win):
+    if known is None:
         return None
+    if known is not win and known is not window.facts.equals:
+        # Compared field by field once per window, not once per part reading it.
+        if known != win:
+            return None
+        window.facts.equals = known
     off = window.switched_off
     copies = _COPIES.get(part, _no_copies, tag=switched_off_now() if off is None else off)
     found = copies.get(id(known))

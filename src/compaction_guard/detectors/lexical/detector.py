@@ -169,9 +169,8 @@ def _judge_part(part: Part, index: ViewIndex) -> _Outcome:
     readings: list[Reading] = []
     # A part whose words all share one synonym group can only share one word with anything.
     need = max(1, min(2, part.offered))
-    shared = index.candidates(part.lookup, part.probes)
     # Every sentence on the topic is read: no cap (closed-world certification).
-    chosen = sorted(sid for sid, score in shared.items() if score >= need)
+    chosen = index.chosen(part.lookup, part.probes, need)
     singles = {sid: _read(part, index, (sid,)) for sid in chosen}
     readings.extend(r for r in singles.values() if r is not None)
     for sid, reading in singles.items():

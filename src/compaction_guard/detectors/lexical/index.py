@@ -306,6 +306,31 @@ class ViewIndex:
                     shared[sid] = score
         return shared
 
+    def chosen(self, keys: frozenset[str], probes: Sequence[str], need: int) -> list[int]:
+        """Return, in order, the ids of the sentences `candidates` scores at least `need`.
+
+        A sentence holds each key once, so with every sentence indexed a score of 1 is any
+        scoring key shared and a score of 2 an identifier or two other keys: unions and
+        intersections of the postings tell both, in C, without scoring each sentence.
+        """
+        if self._probe_areas or need > 2:  # noqa: PLR2004 (scores by key weights 1 and 2)
+            shared = self.candidates(keys, probes)
+            return sorted(sid for sid, score in shared.items() if score >= need)
+        postings = self._postings
+        seen: set[int] = set()  # the sentences sharing a key of weight 1 so far
+        found: set[int] = set()  # those scoring `need` or more
+        for key in keys:
+            weight = key_weight(key)
+            hits = postings.get(key) if weight else None
+            if hits is None:
+                continue
+            if weight >= need:
+                found.update(hits)
+            else:
+                found.update(seen.intersection(hits))
+                seen.update(hits)
+        return sorted(found)
+
     def sharing(self, keys: frozenset[str], probes: Sequence[str]) -> set[int]:
         """Return the ids of the sentences sharing any of `keys`, without scoring them.
 

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from compaction_guard.detectors.lexical.align import parts_of
-from compaction_guard.detectors.lexical.index import ViewIndex, lookup_keys
+from compaction_guard.detectors.lexical.index import _HEADING_REACH, ViewIndex, lookup_keys
 from compaction_guard.normalize import tokenize
 from compaction_guard.taxonomy import Site
 from compaction_guard.view import Passage, SummaryView
@@ -57,3 +57,60 @@ def test_random_sentences_are_chosen_as_scored(
     index = ViewIndex(SummaryView.from_summary(summary))
     keys = lookup_keys(tokenize(" ".join(rule)))
     assert index.chosen(keys, (), need) == _scored(index, keys, need)
+
+
+def _walked_heading(index: ViewIndex, sid: int) -> int | None:
+    """The heading over `sid` by the plain walk back: a markdown heading at any distance,
+    a label line within `_HEADING_REACH` sentences."""
+    current, steps = sid, 0
+    while True:
+        current = index._previous.get(current, -1)
+        if current < 0:
+            return None
+        steps += 1
+        sentence = index.sentences[current]
+        if sentence.lead.startswith("#"):
+            return current
+        if steps <= _HEADING_REACH and sentence.text.endswith(":") and sentence.lead != "|":
+            return current
+
+
+def test_every_fixture_sentence_has_the_heading_a_walk_back_finds() -> None:
+    headed = 0
+    for path in FIXTURES:
+        index = ViewIndex(SummaryView.from_summary(load(path)["summary"]))
+        for sid in reversed(range(len(index.sentences))):  # the kept walks, out of order
+            heading = index.heading_over(sid)
+            assert heading == _walked_heading(index, sid), (path.name, sid)
+            headed += heading is not None
+    assert headed > 100  # many fixtures put the rule under a heading or a label
+
+
+_LINES = ["## Rules", "# Notes (ignore)", "Constraints:", "| a | b |", "- Keep logs.", "Done."]
+_LINES += ["The cap is $500.", "Deploys wait for review.", "Soft preferences:", "- Or not."]
+
+
+@given(
+    lines=st.lists(st.sampled_from(_LINES), min_size=1, max_size=30),
+    gaps=st.lists(st.integers(min_value=0, max_value=3 * _HEADING_REACH), max_size=4),
+    order=st.permutations(range(8)),
+)
+def test_random_markdown_has_the_heading_a_walk_back_finds(
+    lines: list[str], gaps: list[int], order: list[int]
+) -> None:
+    # Runs of plain sentences longer than the label reach put headings far back.
+    for at, gap in enumerate(gaps):
+        lines[at * len(lines) // 4 : at * len(lines) // 4] = ["Work went on."] * gap
+    index = ViewIndex(SummaryView.from_summary("\n".join(lines)))
+    count = len(index.sentences)
+    # Asked in a scrambled order: the answers kept by one walk serve the next.
+    for sid in sorted(range(count), key=lambda s: order[s % 8] * count + s):
+        assert index.heading_over(sid) == _walked_heading(index, sid)
+
+
+def test_a_heading_far_back_governs_every_sentence_under_it() -> None:
+    plain = ["Work went on."] * (3 * _HEADING_REACH)
+    index = ViewIndex(SummaryView.from_summary("\n".join(["## Superseded", *plain, "# Next", *plain])))
+    second = 1 + len(plain)
+    assert [index.heading_over(sid) for sid in reversed(range(1, second))] == [0] * len(plain)
+    assert {index.heading_over(sid) for sid in range(second + 1, len(index.sentences))} == {second}

@@ -237,6 +237,7 @@ class ViewIndex:
         self._lines: dict[tuple[Site, int, int], int] = {}
         self._next: dict[int, int] = {}
         self._previous: dict[int, int] = {}
+        self._markdown: dict[int, int | None] = {}  # `_markdown_before`, by sentence id
         self._probe_areas: list[_ProbeArea] = []
         # probed sentence id <-> (area number, line start, position in line)
         self._place: dict[int, tuple[int, int, int]] = {}
@@ -385,17 +386,39 @@ class ViewIndex:
         the walk back has no limit; a label ending in a colon governs the list right under it.
         """
         current = sid
-        steps = 0
-        while True:
+        for _ in range(_HEADING_REACH):
             current = self._previous.get(current, -1)
             if current < 0:
                 return None
-            steps += 1
             sentence = self.sentences[current]
-            if sentence.lead.startswith("#"):
+            label = sentence.text.endswith(":") and sentence.lead != "|"
+            if label or sentence.lead.startswith("#"):
                 return current
-            if steps <= _HEADING_REACH and sentence.text.endswith(":") and sentence.lead != "|":
-                return current
+        return self._markdown_before(current)
+
+    def _markdown_before(self, sid: int) -> int | None:
+        """Return the nearest markdown heading before `sid` in its site, or None.
+
+        Every sentence past the label reach asks, and walking back to the top of a long
+        site for each would be quadratic: the answer is kept for each sentence walked.
+        """
+        walked: list[int] = []
+        current = sid
+        found: int | None = None
+        while True:
+            if current in self._markdown:
+                found = self._markdown[current]
+                break
+            walked.append(current)
+            current = self._previous.get(current, -1)
+            if current < 0:
+                break
+            if self.sentences[current].lead.startswith("#"):
+                found = current
+                break
+        for walked_sid in walked:
+            self._markdown[walked_sid] = found
+        return found
 
     def same_line(self, sid: int, other: int) -> bool:
         """Tell whether two sentences sit on one line (a table row, a bullet with two sentences)."""

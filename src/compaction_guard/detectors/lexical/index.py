@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from compaction_guard.anchors import identifier_parts, is_identifier, is_soft_identifier
+from compaction_guard.detectors.lexical.memo import IdentityMemo
 from compaction_guard.detectors.lexical.text import (
     BOUND,
     ID,
@@ -111,6 +112,15 @@ def key_weight(key: str) -> int:
     if key.startswith(ID):
         return 2
     return 0 if key == _ANY_NUMBER else 1
+
+
+def _weighted(keys: frozenset[str]) -> tuple[tuple[str, int], ...]:
+    """Return the scoring keys of `keys` with their weights (`key_weight`)."""
+    return tuple((key, weight) for key in keys if (weight := key_weight(key)))
+
+
+# A part's lookup keys are one frozenset, read against every view: weighed once.
+_WEIGHTED: IdentityMemo[frozenset[str], tuple[tuple[str, int], ...]] = IdentityMemo(8192)
 
 
 def _value_class(token: str) -> str:
@@ -320,9 +330,8 @@ class ViewIndex:
         postings = self._postings
         seen: set[int] = set()  # the sentences sharing a key of weight 1 so far
         found: set[int] = set()  # those scoring `need` or more
-        for key in keys:
-            weight = key_weight(key)
-            hits = postings.get(key) if weight else None
+        for key, weight in _WEIGHTED.get(keys, _weighted):
+            hits = postings.get(key)
             if hits is None:
                 continue
             if weight >= need:

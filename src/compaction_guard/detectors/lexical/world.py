@@ -1108,18 +1108,20 @@ def _value_permitted(r: _Read, permits: Sequence[int]) -> Departure | None:
     reached = _permitted_reach(r, permits)
     if reached is not None:
         return reached
-    if _reported(r.st.tokens):
-        return None
+    # "Spent $120 so far, which is fine" reports a level inside the rule's bound; "refunds
+    # totalling $450 are fine" past a $300 cap accepts going over it, whatever it measures.
+    reported = _reported(r.st.tokens)
+    new = [v for v in r.st.values if r.is_new(v) and (not reported or _past_bound(r.part, v))]
     accepting = [p for p in permits if r.st.tokens[p] in _ACCEPTING]
     if r.st.attached or r.st.implicit:
-        other = [v.start for v in r.st.values if r.is_new(v)]
+        other = [v.start for v in new]
         if any(_near(r.st, other, p) for p in accepting):
             why = "another value of the rule is permitted"
             return _hit("later_permission", _permit_kind(r), why, r.st)
         return None
     # Away from the copy, "400 words is OK" may be about another thing measured in words:
     # never a certification, never a named kind.
-    other = [v.start for v in r.st.values if r.is_new(v) and _measured(v)]
+    other = [v.start for v in new if _measured(v)]
     if any(_near(r.st, other, p) for p in accepting):
         return _hit("later_permission", None, "another value of the rule's unit is permitted", r.st)
     return None
@@ -1973,7 +1975,7 @@ def _same_unit(left: Value, right: Value) -> bool:
     return True
 
 
-def _value(r: _Read) -> Departure | None:  # noqa: PLR0911 (one return per binding)
+def _value(r: _Read) -> Departure | None:  # noqa: C901, PLR0911 (one return per binding)
     """Find a value of the rule's dimension bound to its subject ("the cap is $2,000")."""
     tokens = r.st.tokens
     new = [v for v in r.st.values if r.is_new(v) or _bare_new(r.part, v)]
@@ -1984,11 +1986,16 @@ def _value(r: _Read) -> Departure | None:  # noqa: PLR0911 (one return per bindi
     named = next((v for v in new if v.end in nouns), None)
     if named is not None:  # "of a $1,200 budget": a new value naming the rule's noun
         return _hit("later_value", Kind.MUTATED, f"{named.surface} names the rule", r.st)
-    if r.st.implicit and any(_bound_before(tokens, v.start) for v in new):
+    bounded = [v for v in new if _bound_before(tokens, v.start)]
+    if r.st.implicit and bounded:
         # "(up to $1,200 with approval)", "(budget $1,000 in total)": a second bound of
         # the slot in the copy's own remark, whatever it reports besides
         return _hit("later_value", None, "a second bound of the rule's slot", r.st)
     if _reported(tokens):
+        if r.st.attached and any(_past_bound(r.part, v) for v in bounded):
+            # "Up to 1,200 in total." right after the copy: "total" may report a level,
+            # but a bound past the rule's own may raise it.
+            return _hit("later_value", None, "a second bound of the rule's slot", r.st)
         return None
     aspects = _aspects(r)
     subjects = sorted(nouns | _targets(r) | aspects | _slot_mentions(r))
@@ -2337,7 +2344,12 @@ TRIGGERS: dict[Reader, Trigger] = {
         or (bool(st.values) and not _LIFT.isdisjoint(st.words))
     ),
     _value: lambda st: bool(st.values)
-    and (st.implicit or not _reported(st.tokens) or _value_before_noun(st)),
+    and (
+        st.implicit
+        or not _reported(st.tokens)
+        or _value_before_noun(st)
+        or any(_bound_before(st.tokens, v.start) for v in st.values)
+    ),
     _slot_drift: lambda st: bool(st.permits) and _drift_trigger(st),
     _unit_permission: _permission_trigger,
     _other_choice: lambda st: _may_name_a_choice(st.tokens),
@@ -2527,7 +2539,8 @@ def _value_binds(facts: _Facts, st: Statement) -> bool:
     It needs a new value of the rule's measure (`_new_value`, `_bare_new`), and a subject
     to bind it to (`_holds_value_subject`): a reference or mention (named, or in
     `_slot_mentions`), a target noun, or, attached, an aspect noun or a slot word
-    (`_subject_value`, `_subject_bound`); implicit, its remark readers.
+    (`_subject_value`, `_subject_bound`) or a bound word before a value, the slot's
+    second bound with no subject ("Up to 1,200 in total."); implicit, its remark readers.
     """
     if facts.measures.isdisjoint(st.measures) and not (facts.counts and st.bare_number):
         return False
@@ -2541,6 +2554,7 @@ def _value_binds(facts: _Facts, st: Statement) -> bool:
             and not (
                 _VALUE_ASPECTS.isdisjoint(st.stem_set)
                 and _slots(facts.part).isdisjoint(st.stem_set)
+                and not any(_bound_before(st.tokens, v.start) for v in st.values)
             )
         )
     )
@@ -3136,7 +3150,7 @@ def closed_world(part: Part, index: ViewIndex, certs: Sequence[Reading]) -> Depa
     return _topic_departure(part, index, skip, unnamed_residue)
 
 
-def _topic_departure(  # noqa: C901 (one flat loop: it runs for every topic sentence of a part)
+def _topic_departure(  # noqa: C901, PLR0912 (one flat loop: it runs for every topic sentence)
     part: Part, index: ViewIndex, skip: frozenset[int], unnamed: Departure | None = None
 ) -> Departure | None:
     """Read every topic sentence but the copies in `skip`; return the first departure.
@@ -3159,13 +3173,14 @@ def _topic_departure(  # noqa: C901 (one flat loop: it runs for every topic sent
             readers = topic.applied.get(applying)
             if readers is None:
                 readers = topic.applying(applying)
-                if not (readers or topic.bare_permission):
+                if not (readers or topic.bare_permission or topic.cell_value):
                     idle.add(sid)
         # "Daily spend stays under $500. Scrapped.": a remark with no subject of its own
         # right after the copy speaks about the copy.
         remark = sid in after_copy and elliptical(topic.wording.tokens)
         departure = None
-        if readers:
+        implicit = False
+        if readers or topic.implicit_value:
             # A cell of the copy's table row, or a bracketed remark right after it on its
             # line, speaks about the copy without naming it: "| lifted |", "(retired ...)".
             implicit = remark or (
@@ -3173,6 +3188,9 @@ def _topic_departure(  # noqa: C901 (one flat loop: it runs for every topic sent
                 and index.sentences[sid].text.startswith(("|", "("))
                 and any(index.same_line(sid, s) for s in skip)
             )
+            if implicit and topic.implicit_value and _value in applying:
+                readers = topic.implicitly(applying)
+        if readers:
             # The statement and what the part must offer for one of its readers to bind it
             # (`NEEDS`), worked out once per view for the parts reading it with these readers.
             gate = topic.gates.get((attached, implicit, applying))
@@ -3544,6 +3562,14 @@ class _Topic:
     )
     # Whether it permits a bare anaphor ("That is fine now"): asked for every mention it follows.
     bare_permission: bool = field(init=False)
+    # Whether `_value`, not among its readers, is triggered when it is read as the copy's own
+    # remark (`Statement.implicit`): its trigger passes any value there ("(up to 1,200 in
+    # total)"), while the probe, read apart, reports a measurement. Such a sentence that
+    # opens a bracket or a table cell may be that remark wherever it stands on the copy's
+    # line (`cell_value`), so it is never skipped (`_Topics.dead`, `idle`); one right after
+    # the copy never is.
+    implicit_value: bool = False
+    cell_value: bool = False
     # The statement it was triggered on, not yet derived: the first statement asked for.
     probe: Statement | None = None
 
@@ -3558,6 +3584,10 @@ class _Topic:
         if found is None:
             found = self.applied[applying] = tuple(r for r in self.readers if r in applying)
         return found
+
+    def implicitly(self, applying: frozenset[Reader]) -> tuple[Reader, ...]:
+        """Return its readers in `applying` with `_value`, in reading order (`implicit_value`)."""
+        return tuple(r for r in _READERS if (r is _value or r in self.readers) and r in applying)
 
     def statement(self, *, attached: bool, implicit: bool) -> Statement:
         """Return the sentence as a statement read right after a mention or apart from one."""
@@ -3622,8 +3652,12 @@ class _Topics(dict[int, _Topic]):
             topic.readers = triggered(probe)
             if topic.readers or topic.bare_permission:
                 topic.probe = probe
+        # `_value` is triggered by `implicit` alone (`TRIGGERS`), which no probe is: a
+        # sentence with a value may be read by it as a remark on the copy's line.
+        topic.implicit_value = bool(wording.values) and _value not in topic.readers
+        topic.cell_value = topic.implicit_value and wording.text.startswith(("|", "("))
         self[sid] = topic
-        if not (topic.readers or topic.bare_permission):
+        if not (topic.readers or topic.bare_permission or topic.cell_value):
             self.dead.add(sid)
         return topic
 
@@ -3648,9 +3682,12 @@ def _may_depart(wording: Wording) -> bool:
     if "\0un" in joined or "n't\0" in joined:
         return True
     # "Build artifacts are purged after 2 days" has a copula; "we already delete them after
-    # 3 days" gives the rule's subject a new value with none (`_subject_value`).
+    # 3 days" gives the rule's subject a new value with none (`_subject_value`); "Up to
+    # 1,200 in total." bounds the slot again (`_value`).
+    tokens = wording.tokens
     return bool(wording.values) and (
-        bool(words & _COPULA) or any(_measured(v) for v in wording.values)
+        bool(words & _COPULA)
+        or any(_measured(v) or _bound_before(tokens, v.start) for v in wording.values)
     )
 
 

@@ -364,3 +364,39 @@ def test_many_constraints_read_against_one_view_alike_with_and_without_the_prefi
     assert filtered == outcomes(shared=False)
     with world.unfiltered():
         assert filtered == outcomes(shared=True)
+
+
+def _kept_readers(
+    topic: world._Topic, applying: frozenset[world.Reader], *, implicit: bool
+) -> tuple[world.Reader, ...]:
+    """The readers `_topic_departure` asks of a topic read once for the view."""
+    if implicit and topic.implicit_value and world._value in applying:
+        return topic.implicitly(applying)
+    return topic.applying(applying)
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_a_sentence_read_once_for_the_view_keeps_every_reader_of_each_attachment(
+    path: Path,
+) -> None:
+    """`_Topics.read` triggers readers on one probe, read apart from any copy; read as
+    attached or as the copy's own remark the sentence must lose no reader that departs
+    (a trigger that reads the attachment, as `_value`'s does, is kept by `implicit_value`)."""
+    case = load(path)
+    parts = parts_of(case["constraint"])
+    for text in _texts(case):
+        index = ViewIndex(SummaryView.from_summary(text))
+        topics = world._topics_of(index)
+        for sid in range(len(index.sentences)):
+            topic = topics.read(sid)
+            for part, attached, implicit in itertools.product(parts, (False, True), (False, True)):
+                kept = _kept_readers(topic, world.applicable(part), implicit=implicit)
+                statement = topic.statement(attached=attached, implicit=implicit)
+                with world.unfiltered():
+                    lost = [
+                        reader.__name__
+                        for reader in world._READERS
+                        if reader not in kept
+                        and world.departure_in_clause(part, statement, (reader,)) is not None
+                    ]
+                assert lost == [], (statement.text, attached, implicit)

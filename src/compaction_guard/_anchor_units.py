@@ -196,6 +196,7 @@ NOT_COUNTED |= {"was", "thing", "way", "time", "in", "on", "at", "for", "with", 
 NOISE_NOUNS = {"the", "a", "an", "of", "to", "in", "on", "for", "and", "or", "per", "at", "from"}
 NOISE_NOUNS |= {"with", "by", "into", "than", "before", "after", "during", "under", "over"}
 NOISE_NOUNS |= {"is", "are", "was", "be", "this", "that", "it", "as", "if", "when", "then"}
+NOISE_NOUNS |= {"which", "who", "so"}  # "1200, which is fine", "400 so far"
 
 
 # Words that can belong to a value; a token outside this set without a digit or a

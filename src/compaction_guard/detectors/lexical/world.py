@@ -694,6 +694,26 @@ def _near(st: Statement, positions: Sequence[int], target: int) -> bool:
     )
 
 
+def _relative(st: Statement, positions: Sequence[int], target: int) -> bool:
+    """Tell whether `target` opens a relative clause on the clause of any of `positions`.
+
+    "Lunch came to 1,200, which is fine": the "which" clause speaks about the one before.
+    """
+    clauses = st.clauses
+    if not clauses:
+        return False
+    clause = clauses[target]
+    start = clauses.index(clause)
+    return (
+        st.tokens[start] == "which"
+        and target - start <= _RELATIVE_REACH
+        and any(clauses[p] == clause - 1 for p in positions)
+    )
+
+
+_RELATIVE_REACH = 3  # "which is fine", "which is still acceptable"
+
+
 def _same_clause(st: Statement, positions: Sequence[int], target: int) -> bool:
     """Tell whether any of `positions` shares a clause with `target`."""
     clauses = st.clauses
@@ -1115,7 +1135,7 @@ def _value_permitted(r: _Read, permits: Sequence[int]) -> Departure | None:
     accepting = [p for p in permits if r.st.tokens[p] in _ACCEPTING]
     if r.st.attached or r.st.implicit:
         other = [v.start for v in new]
-        if any(_near(r.st, other, p) for p in accepting):
+        if any(_near(r.st, other, p) or _relative(r.st, other, p) for p in accepting):
             why = "another value of the rule is permitted"
             return _hit("later_permission", _permit_kind(r), why, r.st)
         return None

@@ -694,21 +694,29 @@ def _near(st: Statement, positions: Sequence[int], target: int) -> bool:
     )
 
 
-def _relative(st: Statement, positions: Sequence[int], target: int) -> bool:
-    """Tell whether `target` opens a relative clause on the clause of any of `positions`.
+def _said_of(st: Statement, positions: Sequence[int], target: int) -> bool:
+    """Tell whether `target`, a clause after one of `positions`, still speaks about it.
 
-    "Lunch came to 1,200, which is fine": the "which" clause speaks about the one before.
+    "Lunch came to 1,200, which is fine": a "which" clause speaks about the one before.
+    "55 GB so far is fine": "so far" reads a level, and the clause break the pattern puts
+    at its "so" does not part the value from what is said of it.
     """
-    clauses = st.clauses
+    clauses, tokens = st.clauses, st.tokens
     if not clauses:
         return False
     clause = clauses[target]
     start = clauses.index(clause)
-    return (
-        st.tokens[start] == "which"
-        and target - start <= _RELATIVE_REACH
-        and any(clauses[p] == clause - 1 for p in positions)
+    before = clause - 1
+    if tokens[start] == "which" and target - start <= _RELATIVE_REACH:
+        if before > 0 and tokens[clauses.index(before) : clauses.index(before) + 2] == _SO_FAR:
+            before -= 1  # "55 GB so far, which is fine"
+        return any(clauses[p] == before for p in positions)
+    return tokens[start : start + 2] == _SO_FAR and any(
+        clauses[p] == before and 0 < target - p <= _REACH for p in positions
     )
+
+
+_SO_FAR = ("so", "far")
 
 
 _RELATIVE_REACH = 3  # "which is fine", "which is still acceptable"
@@ -1135,7 +1143,7 @@ def _value_permitted(r: _Read, permits: Sequence[int]) -> Departure | None:
     accepting = [p for p in permits if r.st.tokens[p] in _ACCEPTING]
     if r.st.attached or r.st.implicit:
         other = [v.start for v in new]
-        if any(_near(r.st, other, p) or _relative(r.st, other, p) for p in accepting):
+        if any(_near(r.st, other, p) or _said_of(r.st, other, p) for p in accepting):
             why = "another value of the rule is permitted"
             return _hit("later_permission", _permit_kind(r), why, r.st)
         return None

@@ -121,3 +121,20 @@ def test_random_run_sequences_read_alike_whatever_the_tables_hold(
         for _ in range(2):
             assert words_keys(runs) == keys
             assert _reading(sentence) == reading
+
+
+_PLAIN = ("the", "job", "ran", "60,331", "rows", "v1.2.3", "a:b", "and/or", "andrew", "x@y.com")
+_LONE_BREAKS = ("next,", "spend:", "1,234,", ",", ":", "ops-12:", "$250,", "a,b,")
+
+
+@given(
+    before=st.lists(st.sampled_from(_PLAIN), max_size=6),
+    lone=st.sampled_from(_LONE_BREAKS),
+    after=st.lists(st.sampled_from(_PLAIN), max_size=6),
+)
+def test_one_run_ending_in_a_comma_or_colon_reads_as_the_clause_pattern_defines(
+    before: list[str], lone: str, after: list[str]
+) -> None:
+    # `_clauses` takes a short path for such a text, the lone break at any place.
+    sentence = " ".join([*before, lone, *after])
+    assert _reading(sentence) == _defined_reading(sentence)

@@ -200,7 +200,8 @@ def read_words(text: str, runs: list[str] | None = None) -> Wording:
         clauses = [0] * len(tokens)
         label = False
     else:
-        tokens, clauses, label = _clauses(runs, pieces, special)
+        lone = _lone_trail(runs, pieces, special[0]) if len(special) == 1 else None
+        tokens, clauses, label = lone if lone is not None else _clauses(runs, pieces, special)
     label = label and is_on("label_rate")
     values, rates = _rated(extract_values(tokens), tokens, clauses, label=label)
     return Wording(text, tuple(tokens), tuple(clauses), values, tuple(rates))
@@ -313,6 +314,25 @@ def _clauses(
         at = cut
     clauses.extend([len(cuts)] * (len(tokens) - at))
     return tokens, clauses, first == ":"
+
+
+def _lone_trail(
+    runs: list[str], pieces: list[tuple[str, ...]], i: int
+) -> tuple[list[str], list[int], bool] | None:
+    """Return `_clauses` of a text whose one break is a `,` or `:` ending run i, else None.
+
+    The loop of `_clauses` cuts such a text once, after run i, unless i is the last run,
+    and a colon there is a label; most texts with a break have just this one ("Next, the
+    ..."), and are spared the loop's bookkeeping.
+    """
+    lone = _RUN_BREAKS[runs[i]]
+    if lone is None or lone.lead or lone.inner:
+        return None
+    tokens = list(itertools.chain.from_iterable(pieces))
+    if i == len(runs) - 1:
+        return tokens, [0] * len(tokens), False
+    cut = sum(map(len, pieces[: i + 1]))
+    return tokens, [0] * cut + [1] * (len(tokens) - cut), lone.trail == ":"
 
 
 def force_marks(tokens: list[str]) -> tuple[Mark, ...]:

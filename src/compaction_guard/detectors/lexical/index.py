@@ -13,7 +13,7 @@ import functools
 import itertools
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from compaction_guard.anchors import identifier_parts, is_identifier, is_soft_identifier
 from compaction_guard.detectors.lexical.memo import IdentityMemo
@@ -152,20 +152,16 @@ def words_keys(words: list[str]) -> frozenset[str]:
     The tokens of a text are those of its runs in order (see `normalize.tokenize`), so
     the keys are the union of each run's keys; a run ("rows.", "the") recurs across
     sentences and views, and its keys are worked out once. The lookups run in one pass
-    over a plain dict. A run not seen yet (a new figure or path: one in three sentences
-    of a progress note has one) is worked out and added first, found by one set
-    difference, and the pass is run again; only when adding it filled and cleared the
-    table does the text go the slow way, run by run.
+    over a plain dict; a run not seen yet (a new figure or path: one in three sentences
+    of a progress note has one) reads None there and is worked out in its place, so the
+    pass is never run again (a retry after a failed lookup cost that sentence as much
+    again as the pass).
     """
-    try:
-        return frozenset(itertools.chain.from_iterable(map(_WORD_KEYS.__getitem__, words)))
-    except KeyError:
-        for word in set(words).difference(_WORD_KEYS):
-            _word_keys(word)
-    try:
-        return frozenset(itertools.chain.from_iterable(map(_WORD_KEYS.__getitem__, words)))
-    except KeyError:
-        return frozenset(itertools.chain.from_iterable(map(_word_keys, words)))
+    found = list(map(_WORD_KEYS.get, words))
+    while None in found:
+        at = found.index(None)
+        found[at] = _word_keys(words[at])
+    return frozenset(itertools.chain.from_iterable(cast("list[tuple[str, ...]]", found)))
 
 
 # Index keys by whitespace-free run; cleared when full (a run's keys never change).

@@ -11,7 +11,7 @@ import functools
 import itertools
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from compaction_guard.anchors import (
     RATE_PERIODS,
@@ -190,14 +190,18 @@ def read_words(text: str, runs: list[str] | None = None) -> Wording:
     """
     if runs is None:
         runs = text.split()
-    pieces = list(map(run_tokens, runs))
-    special = list(itertools.compress(itertools.count(), map(_run_breaks, runs)))
+    found = list(map(_RUN_TOKENS.get, runs))
+    if None in found:
+        _learn_runs(runs, found)
+    pieces = cast("list[tuple[str, ...]]", found)  # no None is left
+    special = list(itertools.compress(itertools.count(), map(_RUN_BREAKS.__getitem__, runs)))
     if not special:
         tokens = list(itertools.chain.from_iterable(pieces))
         clauses = [0] * len(tokens)
         label = False
     else:
-        tokens, clauses, label = _clauses(runs, pieces, special)
+        lone = _lone_trail(runs, pieces, special[0]) if len(special) == 1 else None
+        tokens, clauses, label = lone if lone is not None else _clauses(runs, pieces, special)
     label = label and is_on("label_rate")
     values, rates = _rated(extract_values(tokens), tokens, clauses, label=label)
     return Wording(text, tuple(tokens), tuple(clauses), values, tuple(rates))
@@ -219,7 +223,33 @@ class _Breaks:
     trail: str
 
 
-@functools.lru_cache(maxsize=65536)
+# The tokens (`run_tokens`) and the clause breaks (`_run_breaks`) of each whitespace-free
+# run read so far: runs recur across texts and views ("rows.", "the"), and two plain
+# dicts read in one pass each cost a fraction of two cache calls per run. Both are
+# filled and cleared together, so a run is in both or in neither; cleared when full (a
+# run's reading never changes).
+_RUN_TOKENS: dict[str, tuple[str, ...]] = {}
+_RUN_BREAKS: dict[str, _Breaks | None] = {}
+_RUNS_LIMIT = 65536
+
+
+def _learn_runs(runs: list[str], found: list[tuple[str, ...] | None]) -> None:
+    """Fill in `found`, the tokens of `runs` from the table, where a run is not read yet.
+
+    Such a run is read in its place and added to both tables, so that afterwards every
+    run of the text is in both. The tables are cleared first if the runs could fill them.
+    """
+    if len(_RUN_TOKENS) + len(runs) > _RUNS_LIMIT:
+        _RUN_TOKENS.clear()
+        _RUN_BREAKS.clear()
+        found[:] = [None] * len(runs)
+    while None in found:
+        at = found.index(None)
+        run = runs[at]
+        found[at] = _RUN_TOKENS[run] = run_tokens(run)
+        _RUN_BREAKS[run] = _run_breaks(run)
+
+
 def _run_breaks(run: str) -> _Breaks | None:
     """Return the clause breaks of one whitespace-free run, or None for a run with none.
 
@@ -250,7 +280,7 @@ def _clauses(
     uses up the spaces it holds: after `, ` or a spaced dash, the next run cannot break
     at its start. A label is a first break that is a colon ("Daily spend: $500").
     """
-    breaks = [(i, found) for i in special if (found := _run_breaks(runs[i])) is not None]
+    breaks = [(i, found) for i in special if (found := _RUN_BREAKS[runs[i]]) is not None]
     for i, found in breaks:
         if found.inner:
             pieces[i] = found.tokens  # a bracket inside a run cuts its tokens apart
@@ -284,6 +314,25 @@ def _clauses(
         at = cut
     clauses.extend([len(cuts)] * (len(tokens) - at))
     return tokens, clauses, first == ":"
+
+
+def _lone_trail(
+    runs: list[str], pieces: list[tuple[str, ...]], i: int
+) -> tuple[list[str], list[int], bool] | None:
+    """Return `_clauses` of a text whose one break is a `,` or `:` ending run i, else None.
+
+    The loop of `_clauses` cuts such a text once, after run i, unless i is the last run,
+    and a colon there is a label; most texts with a break have just this one ("Next, the
+    ..."), and are spared the loop's bookkeeping.
+    """
+    lone = _RUN_BREAKS[runs[i]]
+    if lone is None or lone.lead or lone.inner:
+        return None
+    tokens = list(itertools.chain.from_iterable(pieces))
+    if i == len(runs) - 1:
+        return tokens, [0] * len(tokens), False
+    cut = sum(map(len, pieces[: i + 1]))
+    return tokens, [0] * cut + [1] * (len(tokens) - cut), lone.trail == ":"
 
 
 def force_marks(tokens: list[str]) -> tuple[Mark, ...]:

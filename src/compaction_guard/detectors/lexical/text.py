@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
+import operator
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
@@ -190,18 +191,20 @@ def read_words(text: str, runs: list[str] | None = None) -> Wording:
     """
     if runs is None:
         runs = text.split()
-    found = list(map(_RUN_TOKENS.get, runs))
+    found = list(map(_RUNS_READ.get, runs))
     if None in found:
         _learn_runs(runs, found)
-    pieces = cast("list[tuple[str, ...]]", found)  # no None is left
-    special = list(itertools.compress(itertools.count(), map(_RUN_BREAKS.__getitem__, runs)))
+    read = cast("list[_RunReading]", found)  # no None is left
+    pieces = list(map(_TOKENS_OF, read))
+    breaks = list(map(_BREAKS_OF, read))
+    special = list(itertools.compress(itertools.count(), breaks))
     if not special:
         tokens = list(itertools.chain.from_iterable(pieces))
         clauses = [0] * len(tokens)
         label = False
     else:
-        lone = _lone_trail(runs, pieces, special[0]) if len(special) == 1 else None
-        tokens, clauses, label = lone if lone is not None else _clauses(runs, pieces, special)
+        lone = _lone_trail(pieces, breaks, special[0]) if len(special) == 1 else None
+        tokens, clauses, label = lone if lone is not None else _clauses(pieces, breaks, special)
     label = label and is_on("label_rate")
     values, rates = _rated(extract_values(tokens), tokens, clauses, label=label)
     return Wording(text, tuple(tokens), tuple(clauses), values, tuple(rates))
@@ -224,30 +227,29 @@ class _Breaks:
 
 
 # The tokens (`run_tokens`) and the clause breaks (`_run_breaks`) of each whitespace-free
-# run read so far: runs recur across texts and views ("rows.", "the"), and two plain
-# dicts read in one pass each cost a fraction of two cache calls per run. Both are
-# filled and cleared together, so a run is in both or in neither; cleared when full (a
-# run's reading never changes).
-_RUN_TOKENS: dict[str, tuple[str, ...]] = {}
-_RUN_BREAKS: dict[str, _Breaks | None] = {}
+# run read so far: runs recur across texts and views ("rows.", "the"), and one plain dict
+# read in one pass costs a fraction of two cache calls per run. A text takes its runs'
+# readings from one lookup each, so a table cleared meanwhile (when full: a run's reading
+# never changes), by this thread or another, takes nothing from it.
+_RunReading = tuple[tuple[str, ...], "_Breaks | None"]
+_RUNS_READ: dict[str, _RunReading] = {}
 _RUNS_LIMIT = 65536
+_TOKENS_OF = operator.itemgetter(0)
+_BREAKS_OF = operator.itemgetter(1)
 
 
-def _learn_runs(runs: list[str], found: list[tuple[str, ...] | None]) -> None:
-    """Fill in `found`, the tokens of `runs` from the table, where a run is not read yet.
+def _learn_runs(runs: list[str], found: list[_RunReading | None]) -> None:
+    """Fill in `found`, the readings of `runs` from the table, where a run is not read yet.
 
-    Such a run is read in its place and added to both tables, so that afterwards every
-    run of the text is in both. The tables are cleared first if the runs could fill them.
+    Such a run is read in its place and added to the table, which is cleared first if
+    the runs could fill it.
     """
-    if len(_RUN_TOKENS) + len(runs) > _RUNS_LIMIT:
-        _RUN_TOKENS.clear()
-        _RUN_BREAKS.clear()
-        found[:] = [None] * len(runs)
+    if len(_RUNS_READ) + len(runs) > _RUNS_LIMIT:
+        _RUNS_READ.clear()
     while None in found:
         at = found.index(None)
         run = runs[at]
-        found[at] = _RUN_TOKENS[run] = run_tokens(run)
-        _RUN_BREAKS[run] = _run_breaks(run)
+        found[at] = _RUNS_READ[run] = (run_tokens(run), _run_breaks(run))
 
 
 def _run_breaks(run: str) -> _Breaks | None:
@@ -271,7 +273,7 @@ def _run_breaks(run: str) -> _Breaks | None:
 
 
 def _clauses(
-    runs: list[str], pieces: list[tuple[str, ...]], special: list[int]
+    pieces: list[tuple[str, ...]], run_breaks: list[_Breaks | None], special: list[int]
 ) -> tuple[list[str], list[int], bool]:
     """Return the tokens of a text, the clause of each, and whether it opens with a label.
 
@@ -280,12 +282,12 @@ def _clauses(
     uses up the spaces it holds: after `, ` or a spaced dash, the next run cannot break
     at its start. A label is a first break that is a colon ("Daily spend: $500").
     """
-    breaks = [(i, found) for i in special if (found := _RUN_BREAKS[runs[i]]) is not None]
+    breaks = [(i, found) for i in special if (found := run_breaks[i]) is not None]
     for i, found in breaks:
         if found.inner:
             pieces[i] = found.tokens  # a bracket inside a run cuts its tokens apart
     starts = list(itertools.accumulate(map(len, pieces), initial=0))
-    last = len(runs) - 1
+    last = len(pieces) - 1
     cuts: list[int] = []  # the token offset of each break, in order
     first = ""
     spent = -1  # the run whose leading space a break has used up
@@ -317,7 +319,7 @@ def _clauses(
 
 
 def _lone_trail(
-    runs: list[str], pieces: list[tuple[str, ...]], i: int
+    pieces: list[tuple[str, ...]], run_breaks: list[_Breaks | None], i: int
 ) -> tuple[list[str], list[int], bool] | None:
     """Return `_clauses` of a text whose one break is a `,` or `:` ending run i, else None.
 
@@ -325,11 +327,11 @@ def _lone_trail(
     and a colon there is a label; most texts with a break have just this one ("Next, the
     ..."), and are spared the loop's bookkeeping.
     """
-    lone = _RUN_BREAKS[runs[i]]
+    lone = run_breaks[i]
     if lone is None or lone.lead or lone.inner:
         return None
     tokens = list(itertools.chain.from_iterable(pieces))
-    if i == len(runs) - 1:
+    if i == len(pieces) - 1:
         return tokens, [0] * len(tokens), False
     cut = sum(map(len, pieces[: i + 1]))
     return tokens, [0] * cut + [1] * (len(tokens) - cut), lone.trail == ":"

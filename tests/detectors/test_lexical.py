@@ -4,6 +4,8 @@ import json
 from typing import TYPE_CHECKING
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from compaction_guard.detectors import Abstain, Detector, DetectorChain, LayerVerdict
 from compaction_guard.detectors.lexical import LexicalDetector
@@ -363,3 +365,20 @@ def test_lexical_constraints_sharing_a_view_get_the_verdicts_each_gets_alone() -
     together = [repr(shared.detect(rule, seen)) for rule in rules]
     alone = [repr(LexicalDetector().detect(rule, seen)) for rule in rules]
     assert together == alone
+
+
+_REMARK_PIECES = ["55 GB", "12 GB", "so", "far", "which", "is", "fine", "total", "allowed"]
+_REMARK_PIECES += ["up to", ",", ";", "(", ")", "-", ":", "|"]
+
+
+@given(pieces=st.lists(st.sampled_from(_REMARK_PIECES), min_size=1, max_size=10))
+@example(pieces=["55 GB", "so", "far", ",", ",", "which", "is", "fine"])
+def test_a_remark_of_any_punctuation_after_a_copy_is_read_without_error(pieces: list[str]) -> None:
+    # Two breaks in a row leave an empty clause ("55 GB so far, , which is fine"): the
+    # readers that walk back over clauses once raised ValueError on one.
+    rule = "Keep nightly exports under 40 GB."
+    remark = " ".join(pieces)
+    for summary in (f"{rule} {remark}", f"{rule} ({remark})"):
+        view = SummaryView.from_summary(summary)
+        result = DetectorChain([LexicalDetector()]).run(Invariant(invariant_id(rule), rule), view)
+        assert isinstance(result.verdict, (LayerVerdict, Abstain))

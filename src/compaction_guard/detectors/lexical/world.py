@@ -708,8 +708,13 @@ def _said_of(st: Statement, positions: Sequence[int], target: int) -> bool:
     start = clauses.index(clause)
     before = clause - 1
     if tokens[start] == "which" and target - start <= _RELATIVE_REACH:
-        if before > 0 and tokens[clauses.index(before) : clauses.index(before) + 2] == _SO_FAR:
-            before -= 1  # "55 GB so far, which is fine"
+        # Back past empty clauses (two breaks in a row) and "so far" fragments: "55 GB so
+        # far, which is fine".
+        while before > 0 and (
+            before not in clauses
+            or tokens[clauses.index(before) : clauses.index(before) + 2] == _SO_FAR
+        ):
+            before -= 1
         return any(clauses[p] == before for p in positions)
     return tokens[start : start + 2] == _SO_FAR and any(
         clauses[p] == before and 0 < target - p <= _REACH for p in positions
@@ -717,8 +722,6 @@ def _said_of(st: Statement, positions: Sequence[int], target: int) -> bool:
 
 
 _SO_FAR = ("so", "far")
-
-
 _RELATIVE_REACH = 3  # "which is fine", "which is still acceptable"
 
 
@@ -2257,6 +2260,16 @@ def _bound_before(tokens: Sequence[str], start: int) -> bool:
 _BOUND_LEADS = _words("up max maximum most least capped cap limit ceiling budget quota")
 
 
+def _bounds_a_value(tokens: Sequence[str], values: Sequence[Value]) -> bool:
+    """Tell whether a bound word stands right before any of `values` (`_bound_before`).
+
+    `_value` reads such a value right after a copy as a second bound of the rule's slot
+    ("Up to 1,200 in total."), whatever else the statement reports: its trigger, its
+    binding and `_may_depart` let it through.
+    """
+    return any(_bound_before(tokens, v.start) for v in values)
+
+
 # Words that continue a copy's clause rather than start a statement of its own.
 _CONTINUING = _words("with though although but while whereas yet")
 
@@ -2376,7 +2389,7 @@ TRIGGERS: dict[Reader, Trigger] = {
         st.implicit
         or not _reported(st.tokens)
         or _value_before_noun(st)
-        or any(_bound_before(st.tokens, v.start) for v in st.values)
+        or _bounds_a_value(st.tokens, st.values)
     ),
     _slot_drift: lambda st: bool(st.permits) and _drift_trigger(st),
     _unit_permission: _permission_trigger,
@@ -2582,7 +2595,7 @@ def _value_binds(facts: _Facts, st: Statement) -> bool:
             and not (
                 _VALUE_ASPECTS.isdisjoint(st.stem_set)
                 and _slots(facts.part).isdisjoint(st.stem_set)
-                and not any(_bound_before(st.tokens, v.start) for v in st.values)
+                and not _bounds_a_value(st.tokens, st.values)
             )
         )
     )
@@ -3712,10 +3725,11 @@ def _may_depart(wording: Wording) -> bool:
     # "Build artifacts are purged after 2 days" has a copula; "we already delete them after
     # 3 days" gives the rule's subject a new value with none (`_subject_value`); "Up to
     # 1,200 in total." bounds the slot again (`_value`).
-    tokens = wording.tokens
-    return bool(wording.values) and (
+    values = wording.values
+    return bool(values) and (
         bool(words & _COPULA)
-        or any(_measured(v) or _bound_before(tokens, v.start) for v in wording.values)
+        or any(map(_measured, values))
+        or _bounds_a_value(wording.tokens, values)
     )
 
 

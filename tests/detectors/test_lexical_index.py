@@ -8,15 +8,24 @@ identifiers, rule words and numbers.
 
 from __future__ import annotations
 
+import gc
+import weakref
+from typing import TYPE_CHECKING
+
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from compaction_guard.detectors.lexical import detector
 from compaction_guard.detectors.lexical.align import parts_of
 from compaction_guard.detectors.lexical.index import _HEADING_REACH, ViewIndex, lookup_keys
 from compaction_guard.normalize import tokenize
 from compaction_guard.taxonomy import Site
 from compaction_guard.view import Passage, SummaryView
-from tests.detectors.test_verdict_fixtures import FIXTURES, load
+from tests.detectors.test_verdict_fixtures import FIXTURES, decide, load
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 
 def _scored(index: ViewIndex, keys: frozenset[str], need: int) -> list[int]:
@@ -114,3 +123,39 @@ def test_a_heading_far_back_governs_every_sentence_under_it() -> None:
     second = 1 + len(plain)
     assert [index.heading_over(sid) for sid in reversed(range(1, second))] == [0] * len(plain)
     assert {index.heading_over(sid) for sid in range(second + 1, len(index.sentences))} == {second}
+
+
+@pytest.fixture
+def no_cyclic_collector() -> Iterator[None]:
+    enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+@pytest.mark.usefixtures("no_cyclic_collector")
+def test_every_fixture_view_is_freed_the_moment_it_is_dropped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What a view's memo keeps (windows, readings, the closed world) holds its index weakly.
+
+    A cycle through the memo would leave each dropped view to the cyclic collector, whose
+    full passes over many such views stalled a guard for over 100 ms every few checks.
+    """
+    made: list[weakref.ref[ViewIndex]] = []
+
+    class Watched(ViewIndex):
+        def __init__(self, view: SummaryView) -> None:
+            super().__init__(view)
+            made.append(weakref.ref(self))
+
+    monkeypatch.setattr(detector, "ViewIndex", Watched)
+    for path in FIXTURES:
+        verdict = decide(load(path)).verdict
+        assert made[-1]() is None, f"{path.name}: its view outlived the detection"
+        assert repr(verdict)  # what the verdict says was worked out while the view lived
+    assert len(made) == len(FIXTURES)

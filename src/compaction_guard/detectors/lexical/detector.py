@@ -236,22 +236,25 @@ def _marked(index: ViewIndex, sid: int) -> bool:
 def _window(index: ViewIndex, sids: tuple[int, ...]) -> Window:
     """Build the window of `sids`, once per view: every part reads the same one."""
     sentences = [index.sentences[sid] for sid in sids]
+    # The window is kept in the index's memo: what it reads later reaches the index weakly.
+    live = index.weak()
 
-    def nearby() -> tuple[list[int], Analysis | None]:
+    def nearby() -> tuple[ViewIndex, list[int], Analysis | None]:
+        index = live()
         after: list[int] = []
         nxt = index.next_id(sids[-1])
         while nxt is not None and len(after) < _AFTER:
             after.append(nxt)
             nxt = index.next_id(nxt)
         heading = index.heading_of(sids[0])
-        return after, None if heading is None else index.sentences[heading].analysed()
+        return index, after, None if heading is None else index.sentences[heading].analysed()
 
     def surroundings() -> Surroundings:
-        after, heading = nearby()
+        index, after, heading = nearby()
         return tuple(index.sentences[sid].analysed() for sid in after), heading
 
     def glance() -> Glance:
-        after, heading = nearby()
+        index, after, heading = nearby()
         return any(_marked(index, sid) for sid in after), heading
 
     analysis = (

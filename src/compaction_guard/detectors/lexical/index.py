@@ -12,6 +12,7 @@ import bisect
 import functools
 import itertools
 import re
+import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
@@ -38,7 +39,7 @@ from compaction_guard.normalize import (
 from compaction_guard.taxonomy import Site
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
 
     from compaction_guard.view import Passage, SummaryView
 
@@ -254,6 +255,25 @@ class ViewIndex:
                 self._probe_areas.append(_probe_area(len(self._probe_areas), site, passages))
             else:
                 self._index_all(site, passages)
+
+    def weak(self) -> Callable[[], ViewIndex]:
+        """Return a callable that gives this index back while it lives.
+
+        What `memo` keeps must not hold the index itself: a cycle through the memo leaves
+        the whole view (sentences, readings, windows) to the cyclic collector, whose full
+        passes over the views dropped meanwhile stall the caller for 100 ms and more. Held
+        weakly, a view is freed by reference counting the moment its last user drops it.
+        """
+        held = weakref.ref(self)
+
+        def index() -> ViewIndex:
+            found = held()
+            if found is None:
+                msg = "the view this was read from is gone: read it while its ViewIndex lives"
+                raise RuntimeError(msg)
+            return found
+
+        return index
 
     def _index_all(self, site: Site, passages: Sequence[Passage]) -> None:
         sentences, postings, lines = self.sentences, self._postings, self._lines

@@ -3666,7 +3666,7 @@ class _Topics(dict[int, _Topic]):
 
     def __init__(self, index: ViewIndex) -> None:
         super().__init__()
-        self.index = index
+        self._index = index.weak()  # kept in the index's memo: no cycle through it
         self.antecedents: dict[int, bool] = {}
         self.walks: dict[int, frozenset[int]] = {}
         self.beyond: dict[int, frozenset[int]] = {}
@@ -3674,6 +3674,11 @@ class _Topics(dict[int, _Topic]):
         self.after: dict[int, int] = {}
         self.dead: set[int] = set()
         self.idle: dict[frozenset[Reader], set[int]] = {}
+
+    @property
+    def index(self) -> ViewIndex:
+        """Return the view's index."""
+        return self._index()
 
     def read(self, sid: int) -> _Topic:
         """Read one sentence for the closed world (`_may_depart`, then the triggers) and keep it.

@@ -157,11 +157,13 @@ def median_ms(
 
 def timed(
     detector: LexicalDetector, invariants: list[Invariant], views: list[SummaryView]
-) -> tuple[float, float]:
-    """Return the median wall and CPU milliseconds for every constraint against one view.
+) -> tuple[float, float, float]:
+    """Return the median wall and CPU milliseconds for every constraint against one view,
+    and the CPU milliseconds of the slowest view.
 
     On a shared machine the wall time also counts the time other jobs held the cores; the
-    CPU time of this process is the work itself.
+    CPU time of this process is the work itself. The slowest view is where a pause of the
+    cyclic garbage collector shows, which a median hides.
     """
     walls, cpus = [], []
     for view in views:
@@ -170,11 +172,11 @@ def timed(
             detector.detect(invariant, view)
         walls.append((time.perf_counter() - wall) * 1000)
         cpus.append((time.process_time() - cpu) * 1000)
-    return statistics.median(walls), statistics.median(cpus)
+    return statistics.median(walls), statistics.median(cpus), max(cpus)
 
 
-def _row(label: str, times: tuple[float, float], goal: str = "") -> str:
-    wall, cpu = times
+def _row(label: str, times: tuple[float, float, float], goal: str = "") -> str:
+    wall, cpu, _ = times
     return f"  {label:<27s}{wall:8.2f} ms wall {cpu:8.2f} ms cpu{goal}"
 
 
@@ -187,7 +189,9 @@ def main() -> None:
 
     print("lexical tier, 50 constraints, median of", RUNS, "fresh views")
     views = [summary_view(20_000, rng, invariants) for _ in range(RUNS)]
-    print(_row("20 KB summary:", timed(detector, invariants, views), "   (goal <= 20 ms)"))
+    times = timed(detector, invariants, views)
+    print(_row("20 KB summary:", times, "   (goal <= 20 ms)"))
+    print(f"  {'slowest of the ' + str(RUNS) + ' views:':<27s}{times[2]:26.2f} ms cpu")
     big = [retained_view(2_000, rng, invariants) for _ in range(5)]
     size = sum(len(p.text) for p in big[0].passages)
     print(_row(f"{size / 1e6:.1f} MB retained, 2,000 msgs:", timed(detector, invariants, big)))
@@ -200,7 +204,7 @@ def main() -> None:
     previous = None
     for kilobytes in (5, 20, 80, 320, 1280):
         views = [summary_view(kilobytes * 1000, rng, invariants) for _ in range(5)]
-        wall, cpu = timed(detector, invariants, views)
+        wall, cpu, _ = timed(detector, invariants, views)
         ratio = "" if previous is None else f"  x{cpu / previous:.2f} cpu for x4 text"
         print(f"  {kilobytes:5d} KB: {wall:8.2f} ms wall {cpu:8.2f} ms cpu{ratio}")
         previous = cpu

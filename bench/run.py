@@ -26,13 +26,26 @@ def _short(name: str) -> str:
     return name.removeprefix("bench_").removesuffix(".py")
 
 
+def _processor() -> str:
+    """Return the CPU's model name, so sections run on different machines tell apart."""
+    try:
+        info = Path("/proc/cpuinfo").read_text(encoding="utf-8")
+    except OSError:
+        return platform.processor() or "an unnamed CPU"
+    names = re.findall(r"^model name\s*:\s*(.+)$", info, re.MULTILINE)
+    return names[0].strip() if names else platform.processor() or "an unnamed CPU"
+
+
 def _load() -> str:
+    cores = os.cpu_count() or 1
     try:
         one, five, _ = os.getloadavg()
     except OSError:
-        return "load average unknown"
-    cores = os.cpu_count() or 1
-    return f"load average {one:.1f} (5 min {five:.1f}) on {cores} cores at the start"
+        return f"load average unknown on {cores} cores of {_processor()}"
+    return (
+        f"load average {one:.1f} (5 min {five:.1f}) on {cores} cores of {_processor()}"
+        " at the start"
+    )
 
 
 def _run(name: str) -> str:

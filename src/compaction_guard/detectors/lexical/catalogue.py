@@ -652,6 +652,20 @@ RULES: tuple[Rule, ...] = (
         "unverifiable/concession_merged_even_when_below_the_bound",
     ),
     _r(
+        "later_allowance",
+        set(),
+        world._allowance,
+        "'allows' or 'permits' before a value past the rule's one bound abstains where its subject holds nothing: the copy's own remark ('(Usage so far allows 55 GB.)' after 'Keep nightly exports under 40 GB'), a reference to the rule ('The limit allows 60 GB'), someone who may permit ('The user allows 60 GB') or a reading ('Usage so far allows 55 GB.'); it may permit going over or state a capacity. A thing that holds, in a sentence of its own ('The new disk allows 55 GB of exports'), states a capacity, and a value inside the bound or a denied allowance departs from nothing.",
+        "unverifiable/later_permission_allows_past_the_cap_in_the_remark",
+    ),
+    _r(
+        "counted_act",
+        set(),
+        world._counted,
+        "A count in the noun of the rule's own verb is a count of the rule's times ('7 retries' after 'Retry the webhook at most 4 times', '5 restarts' after 'Restart the worker at most 3 times per hour'), so the value readers read it as the rule's measure, as they read '3 times' after 'at most twice'; a count of another noun ('7 webhooks', 'a failed payment') is not.",
+        "contradicted/later_permission_act_noun_count_past_the_cap",
+    ),
+    _r(
         "slot_drift",
         {_W},
         world._slot_drift,

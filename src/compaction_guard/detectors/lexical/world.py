@@ -9,6 +9,7 @@ docs/DESIGN.md, "Closed-world certification" (promise 6a).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import itertools
 import re
@@ -485,6 +486,8 @@ class _Facts:
     `ending` are the acts that end what it keeps (`_ending_acts`), `banned` the stems
     its negation governs (`_banned`), and `bans_value` whether that negation governs one
     of its values (`_banned_value`); `wants` is what it offers the readers' `NEEDS`.
+    `acts` maps the stem of each of its verbs to the unit of the count of times it bounds
+    them in (`_counted_acts`): "7 retries" counts what "Retry ... at most 4 times" does.
     """
 
     part: Part
@@ -496,6 +499,7 @@ class _Facts:
     banned: frozenset[str]
     bans_value: bool
     wants: frozenset[Need]
+    acts: dict[str, str]
 
 
 # Parts live in the `parts_of` cache, so their facts are worked out once and not once per
@@ -518,7 +522,17 @@ def _part_facts(part: Part) -> _Facts:
         if keys[i] not in GENERIC and not keys[i].startswith("~")  # type: ignore[union-attr]
     )
     own = frozenset(stem(t) for t in analysis.tokens)
+    acts = _counted_acts(analysis)
     measures = frozenset(key for v in analysis.values for key in _measure_keys(v))
+    if acts:
+        # "7 retries" is measured like "4 times" (`_counted`): its keys must meet the rule's.
+        measures |= {
+            key
+            for v in analysis.values
+            if v.unit in _TIMES_UNITS
+            for act in acts
+            for key in _measure_keys(dataclasses.replace(v, unit=act))
+        }
     counts = any(v.dimension == "count" and (v.unit or v.per) for v in analysis.values)
     bans_value = any(
         h.start >= mark.end
@@ -531,7 +545,64 @@ def _part_facts(part: Part) -> _Facts:
     if bans_value:
         flags.add(_BANS_VALUE)
     wants = heads | banned | measures | flags
-    return _Facts(part, own, heads, measures, counts, ending, banned, bans_value, wants)
+    return _Facts(part, own, heads, measures, counts, ending, banned, bans_value, wants, acts)
+
+
+def _counted_acts(analysis: Analysis) -> dict[str, str]:
+    """Map the stems of a rule's verbs to the unit of its count of times ("times").
+
+    "Retry the webhook at most 4 times" bounds how many times it retries: "7 retries"
+    counts the same thing in the noun of the rule's own verb, so it is a value of the
+    rule's measure. A verb is the imperative's first word, a word after a modal, a
+    negation or "do" ("do not retry", "never retry"), or a participle after a form of
+    "be" ("may be retried"); "a failed payment" is no verb, and "3 failed payments" counts
+    payments. The units of times map to the rule's own. Empty when the rule counts no times.
+    """
+    values = analysis.values
+    unit = next((v.unit for v in values if v.dimension == "count" and v.unit in _TIMES_UNITS), "")
+    if not unit:
+        return {}
+    tokens = analysis.tokens
+    first = min(v.start for v in values if v.unit == unit)
+    # "twice" and "3 times" count the same times, though the value reader spells them apart.
+    found = dict.fromkeys(_TIMES_UNITS, unit)
+    for index in range(first):
+        token = tokens[index]
+        if not token.isalpha() or token in STOPWORDS or token in _AUXILIARIES:
+            continue
+        previous = tokens[index - 1] if index else ""
+        if (
+            not index
+            or (previous in _ACT_LEADS and not token.endswith(("ed", "ing")))
+            or (previous in _BE_FORMS and token.endswith("ed"))
+        ):
+            found[stem(token)] = unit
+    return found
+
+
+# The units of a count of times: "4 times" ("tim") and "twice" ("time").
+_TIMES_UNITS = frozenset({"tim", "time"})
+# Words before a rule's verb in its base form: a modal, a negation, "do", an adverb of force.
+_ACT_LEADS = _words(
+    """
+    must should shall will would can could may might never not n't do does did don't
+    doesn't always only please
+    """,
+)
+_BE_FORMS = _words("be is are was were been being get gets")
+
+
+def _counted(part: Part, value: Value) -> Value:
+    """Return a count in the noun of the rule's own verb as a count of its times.
+
+    "7 retries" after "Retry the webhook at most 4 times" is "7 times", and "3 times"
+    after "at most twice" a count in the rule's own unit (`_counted_acts`); every other
+    value is returned as it is.
+    """
+    if value.dimension != "count" or not value.unit:
+        return value
+    unit = _facts(part).acts.get(value.unit) if is_on("counted_act") else None
+    return value if unit is None or unit == value.unit else dataclasses.replace(value, unit=unit)
 
 
 def _measure_keys(value: Value) -> tuple[tuple[str, ...], ...]:
@@ -626,8 +697,9 @@ def _bound_named(part: Part, statement: Statement) -> bool:
     bounded = part.classes[Modality.MAX] or part.classes[Modality.MIN]
     if not analysis.values or not (bounded or not _BOUND_WORDS.isdisjoint(analysis.tokens)):
         return False
+    counted = [_counted(part, w) for w in statement.values]
     return any(
-        comparable(v, w) and _same_unit(v, w) for v in analysis.values for w in statement.values
+        comparable(v, w) and _same_unit(v, w) for v in analysis.values for w in counted
     ) or any(_bare_new(part, w) for w in statement.values)
 
 
@@ -1142,7 +1214,7 @@ def _value_permitted(r: _Read, permits: Sequence[int]) -> Departure | None:
     # "Spent $120 so far, which is fine" reports a level inside the rule's bound; "refunds
     # totalling $450 are fine" past a $300 cap accepts going over it, whatever it measures.
     reported = _reported(r.st.tokens)
-    new = [v for v in r.st.values if r.is_new(v) and (not reported or _past_bound(r.part, v))]
+    new = [v for v in r.st.values if r.is_new(v) and _permitted_new(r, v, reported=reported)]
     accepting = [p for p in permits if r.st.tokens[p] in _ACCEPTING]
     if r.st.attached or r.st.implicit:
         other = [v.start for v in new]
@@ -1156,6 +1228,19 @@ def _value_permitted(r: _Read, permits: Sequence[int]) -> Departure | None:
     if any(_near(r.st, other, p) for p in accepting):
         return _hit("later_permission", None, "another value of the rule's unit is permitted", r.st)
     return None
+
+
+def _permitted_new(r: _Read, value: Value, *, reported: bool) -> bool:
+    """Tell whether a new value permitted departs: always, unless it is reported or counted.
+
+    A reading ("so far") or a count in the noun of the rule's act ("3 retries is fine" after
+    "at most 4 times", `_counted`) departs only past the rule's bound: inside it, a count
+    of the act permits what the rule already does, where "3 times" is the rule's own
+    measure restated with another amount.
+    """
+    if not reported and _counted(r.part, value) is value:
+        return True
+    return _past_bound(r.part, value)
 
 
 def _permitted_reach(r: _Read, permits: Sequence[int]) -> Departure | None:
@@ -1180,6 +1265,8 @@ def _permitted_reach(r: _Read, permits: Sequence[int]) -> Departure | None:
         for value in r.st.values:
             gap = tokens[verb + 1 : value.start]
             if value.start <= verb or len(gap) > _LEAD_WORDS or not r.is_new(value):
+                continue
+            if not _permitted_new(r, value, reported=False):
                 continue
             if clauses and clauses[value.start] != clauses[permit]:
                 continue
@@ -1582,6 +1669,70 @@ def _concession(r: _Read) -> Departure | None:
     return None
 
 
+def _allowance(r: _Read) -> Departure | None:
+    """Find "(Usage so far allows 55 GB.)" after "Keep nightly exports under 40 GB".
+
+    "allows" permits as often as it states what a thing can hold: "The new disk allows 55
+    GB of exports" is a capacity, and read as a permission everywhere it made false alarms.
+    Before a value past the rule's one bound (`_past_bound`) it keeps the copy from
+    certifying, unnamed, only where its subject is not a thing that holds: in the copy's
+    own remark (`Statement.implicit`), where what it speaks of is the rule; after a
+    reference to the rule ("the limit allows 60 GB", `_references`); after someone who
+    may permit ("the user allows"); or after a reading ("usage so far allows", `_STATE`),
+    which holds nothing. The tier cannot tell a permission from a capacity there.
+    """
+    tokens, clauses = r.st.tokens, r.st.clauses
+    for at, token in enumerate(tokens):
+        if token not in _ALLOWING or _negated_at(tokens, at):
+            continue
+        # Its subject's clause: "so far" breaks one ("usage so far allows") but parts nothing.
+        own = {clauses[at]} if clauses else set()
+        start = clauses.index(clauses[at]) if clauses else 0
+        if tuple(tokens[start : start + 2]) == _SO_FAR:
+            own.add(clauses[at] - 1)
+        clause = [i for i in range(at) if not clauses or clauses[i] in own]
+        said = r.st.implicit or any(
+            tokens[i] in _ALLOW_SUBJECTS or tokens[i] in _STATE for i in clause
+        )
+        if not said and not any(i in clause for i in r.refs):
+            continue
+        for value in r.st.values:
+            if not 0 < value.start - at <= _REACH:
+                continue
+            if clauses and clauses[value.start] != clauses[at]:
+                continue
+            if r.is_new(value) and _past_bound(r.part, value):
+                why = f"{token!r} a value past the rule's bound: a permission or a capacity"
+                return _hit("later_allowance", None, why, r.st)
+    return None
+
+
+# Verbs that permit or state a capacity ("the quota allows 55 GB", "the disk permits 2 TB").
+_ALLOWING = _words("allow allows permits")
+# Subjects that may permit or bound, and hold nothing: "the user allows 60 GB", "the
+# export quota allows 60 GB" (a rule noun is found by `_references`).
+_ALLOW_SUBJECTS = _words(
+    "user users we i team lead manager owner customer quota ceiling maximum allowance"
+)
+
+
+def _allowance_binds(facts: _Facts, st: Statement) -> bool:
+    """Tell whether `_allowance` may find a value allowed past the rule's bound.
+
+    It needs a value of the rule's measure (`is_new`), and the copy's own remark, a
+    reference to the rule (`Statement.may_refer`), someone who may permit or a reading.
+    """
+    return not facts.measures.isdisjoint(st.measures) and _allowance_said(st)
+
+
+def _allowance_said(st: Statement) -> bool:
+    return (
+        st.may_refer
+        or not _ALLOW_SUBJECTS.isdisjoint(st.words)
+        or not _STATE.isdisjoint(st.words)
+    )
+
+
 def _forbidden_verb(part: Part) -> frozenset[str]:
     """Return the stem of the word right after the rule's negation ("do not merge": merge)."""
     tokens = part.analysis.tokens
@@ -1982,6 +2133,7 @@ def _target_changed(r: _Read) -> Departure | None:
 def _new_value(part: Part, value: Value) -> bool:
     """Tell whether `value` measures what one of the part's values does, and differs."""
     values = part.analysis.values
+    value = _counted(part, value)
     same = [v for v in values if comparable(v, value) and _same_unit(v, value)]
     return bool(same) and not any(values_equal(v, value) for v in values)
 
@@ -2226,6 +2378,7 @@ def _past_bound(part: Part, value: Value) -> bool:
     low, high = bool(classes[Modality.MIN]), bool(classes[Modality.MAX])
     if low == high:
         return False
+    value = _counted(part, value)
     bounds = [v for v in part.analysis.values if comparable(v, value) and _same_unit(v, value)]
     if len(bounds) != 1 or bounds[0].kind != value.kind:
         return False
@@ -2316,6 +2469,7 @@ _READERS = (
     _other_choice,
     _omission,
     _concession,
+    _allowance,
 )
 
 Reader = Callable[["_Read"], "Departure | None"]
@@ -2395,6 +2549,9 @@ TRIGGERS: dict[Reader, Trigger] = {
     _unit_permission: _permission_trigger,
     _other_choice: lambda st: _may_name_a_choice(st.tokens),
     _concession: lambda st: _has_phrase(st.tokens, _CONCESSIONS) is not None,
+    # What may speak of the rule depends on the attachment, and a topic is triggered on its
+    # sentence read apart (`_Topic.probe`): the binding asks for it.
+    _allowance: lambda st: bool(st.values),
 }
 # Each cued reader's cue words: a statement holding none of them cannot trigger it, so most
 # statements (a progress note holds few departure words) are told apart from every cued
@@ -2413,6 +2570,7 @@ CUES: dict[Reader, frozenset[str]] = {
     _unit_permission: _PERMIT,
     _omission: _OMIT,
     _concession: _CONCESSION_CUES,
+    _allowance: _ALLOWING,
 }
 
 
@@ -2496,6 +2654,7 @@ APPLIES: dict[Reader, Callable[[Part], bool]] = {
     _scope: lambda part: "only" not in part.analysis.tokens,
     _exception: lambda part: "except" not in part.analysis.tokens,
     _unit_permission: lambda part: bool(rule_units(part)),  # `other_unit` needs the rule's
+    _allowance: lambda part: bool(part.analysis.values),  # `_past_bound` needs a rule value
 }
 
 
@@ -2619,6 +2778,7 @@ BINDS: dict[Reader, Callable[[_Facts, Statement], bool]] = {
     _scope: lambda _, st: (
         st.implicit or (st.attached and not _POINTERS.isdisjoint(st.words))
     ),
+    _allowance: _allowance_binds,
 }
 
 
@@ -2660,6 +2820,7 @@ NEEDS: dict[Reader, Callable[[Statement], frozenset[Need] | None]] = {
     _scope: lambda st: (
         None if st.implicit or (st.attached and not _POINTERS.isdisjoint(st.words)) else _NONE
     ),
+    _allowance: lambda st: st.measures if _allowance_said(st) else _NONE,
 }
 
 
@@ -3756,6 +3917,7 @@ def _window_of(index: ViewIndex, sids: Sequence[int]) -> Analysis:
 
 
 _DEPARTURE_WORDS = frozenset().union(
+    _ALLOWING,
     _LIFT,
     _EXEMPT,
     _CHANGE,

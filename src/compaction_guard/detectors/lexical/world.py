@@ -1221,6 +1221,12 @@ def _value_permitted(r: _Read, permits: Sequence[int]) -> Departure | None:
         if any(_near(r.st, other, p) or _said_of(r.st, other, p) for p in accepting):
             why = "another value of the rule is permitted"
             return _hit("later_permission", _permit_kind(r), why, r.st)
+        # "(55 is fine.)" after "under 40 GB": the copy's own remark may leave the unit out,
+        # or count something else; past the bound, the tier cannot tell which.
+        bare = [v.start for v in r.st.values if r.st.implicit and _bare_past_bound(r.part, v)]
+        if any(_near(r.st, bare, p) or _said_of(r.st, bare, p) for p in accepting):
+            why = "a figure with no unit past the rule's bound is permitted"
+            return _hit("later_permission", None, why, r.st)
         return None
     # Away from the copy, "400 words is OK" may be about another thing measured in words:
     # never a certification, never a named kind.
@@ -2383,6 +2389,24 @@ def _past_bound(part: Part, value: Value) -> bool:
     if len(bounds) != 1 or bounds[0].kind != value.kind:
         return False
     return value.amount < bounds[0].amount if low else value.amount > bounds[0].amount
+
+
+def _bare_past_bound(part: Part, value: Value) -> bool:
+    """Tell whether a figure with no unit ("55") lies past the rule's one bound as written.
+
+    Read in the rule's unit, "55" is past "under 40 GB" and "7" past "at most 4 times";
+    it is compared with the bound's figure as written, since it has no unit to convert.
+    A rule with a rate or a bound with no unit of its own compares such a figure already.
+    """
+    if value.kind != "number" or value.unit or value.per:
+        return False
+    classes = part.classes
+    low, high = bool(classes[Modality.MIN]), bool(classes[Modality.MAX])
+    values = part.analysis.values
+    if low == high or len(values) != 1 or not values[0].unit or values[0].per:
+        return False
+    bound = values[0].raw
+    return value.raw < bound if low else value.raw > bound
 
 
 def _remark_value(r: _Read) -> Departure | None:

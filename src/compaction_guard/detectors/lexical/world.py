@@ -208,7 +208,7 @@ _LIFT = _words(
     canceled cancel dropped drop removed remove relaxed overridden superseded obsolete
     expired lapsed
     void voided ended gone withdrawn repealed disabled deactivated ignore ignored disregard
-    disregarded forget forgot forgotten
+    disregarded forget forgot forgotten retracted retract retracts overturned overturn
     """,
 )
 _LIFT_PHRASES = _phrases(
@@ -232,6 +232,11 @@ _LIFT_PHRASES = _phrases(
     not binding
     not required
     not needed
+    took that back
+    took this back
+    took it back
+    taken back
+    walked back
     """,
 )
 # Words that change the rule's value when their subject is the rule or its head noun.
@@ -437,15 +442,32 @@ def _firsts(
 def _expand(
     tokens: Sequence[str], clauses: Sequence[int] = ()
 ) -> tuple[tuple[str, ...], tuple[int, ...]]:
-    """Split contractions so "doesn't" reads "does n't"; return tokens and their clauses."""
+    """Split contractions so "doesn't" reads "does n't" and "that's" reads "that is".
+
+    Return the tokens and their clauses. Only a pronoun's "'s" is split: there it is "is"
+    or "has" ("That's been lifted" reads "that is been lifted", and every reader looks for
+    the pointer and the verb, not the auxiliary); after a noun it is a possessive.
+    """
     out: list[str] = []
     numbers: list[int] = []
     for index, token in enumerate(tokens):
         clause = clauses[index] if clauses else 0
-        pieces = (token[:-3], "n't") if token.endswith("n't") and len(token) > 3 else (token,)  # noqa: PLR2004
+        pieces: tuple[str, ...] = (token,)
+        if token.endswith("n't") and len(token) > 3:  # noqa: PLR2004
+            pieces = (token[:-3], "n't")
+        elif "'" in token:
+            head, _, tail = token.partition("'")
+            verb = _PRONOUN_CONTRACTIONS.get(tail.lower())
+            if verb is not None and head.lower() in _CONTRACTING_PRONOUNS:
+                pieces = (head, verb)
         out.extend(pieces)
         numbers.extend([clause] * len(pieces))
     return tuple(out), tuple(numbers)
+
+
+# The auxiliaries a pronoun's contraction stands for, and the pronouns that contract.
+_PRONOUN_CONTRACTIONS = {"s": "is", "re": "are", "ll": "will", "ve": "have", "d": "would"}
+_CONTRACTING_PRONOUNS = _words("it that this there these those they we you i he she here what")
 
 
 def statement_of(
@@ -456,7 +478,7 @@ def statement_of(
     derived: bool = True,
 ) -> Statement:
     """Return one read sentence as a statement (`derived` False: for the triggers only)."""
-    if "n't" not in analysis.text:  # tokens are pieces of the text: nothing to split
+    if "'" not in analysis.text:  # tokens are pieces of the text: nothing to split
         return Statement(
             analysis.tokens,
             analysis.values,

@@ -237,7 +237,21 @@ _LIFT_PHRASES = _phrases(
     took it back
     taken back
     walked back
+    was a mistake
+    is a mistake
+    was a typo
+    is a typo
+    was an error
+    was in error
     """,
+) + tuple(
+    # "There is no cap.", "there's no such rule": the rule's own noun said not to exist.
+    (*lead.split(), noun)
+    for lead in ("there is no", "there are no", "there is no such", "no such")
+    for noun in (
+        "cap caps limit limits rule rules constraint constraints restriction restrictions "
+        "requirement ceiling quota budget ban freeze"
+    ).split()
 )
 # Words that change the rule's value when their subject is the rule or its head noun.
 # Past forms only: "change", "update" and "cut" are nouns as often as verbs.
@@ -654,10 +668,17 @@ def _references(facts: _Facts, statement: Statement) -> list[int]:
     # Most statements hold no rule noun and no pointer: two set tests spare the walk.
     if pointing or not RULE_NOUNS.isdisjoint(statement.stem_set):
         bound = statement.attached and _bound_named(part, statement)
+        # "There is no cap.", "No limit now." right after a bounded rule's copy: no other
+        # bound is in sight for the denial to be about.
+        denied = statement.attached and bool(
+            part.classes[Modality.MAX] or part.classes[Modality.MIN]
+        )
         for position, word in enumerate(stems):
             previous = tokens[position - 1] if position else ""
             named = word in own or (
-                bound and word in _BOUND_NOUNS and _bare_noun(tokens, position)
+                (bound or (denied and previous in _NO_SUCH))
+                and word in _BOUND_NOUNS
+                and _bare_noun(tokens, position)
             )
             if (word in RULE_NOUNS and _names_this_rule(previous, own, own=named, part=part)) or (
                 pointing and tokens[position] in _POINTERS and _stands_alone(tokens, position)
@@ -764,13 +785,16 @@ def _names_this_rule(previous: str, words: frozenset[str], *, own: bool, part: P
     """
     if previous in _POINTERS:
         return True
-    if previous in _DETERMINERS or not previous or any(ch.isdigit() for ch in previous):
+    if previous in _NOUN_OPENERS or not previous or any(ch.isdigit() for ch in previous):
         return own  # "(currently at $412.50, cap to be raised)": the comma is gone
     if stem(previous) in _ASPECTS and slot_nouns(part) >= _BOUND_SLOTS:
         return True
     return any(stem(piece) in words for piece in previous.split("-"))
 
 
+# Words before a rule noun that name no other rule: "the cap", "there is no such limit".
+_NO_SUCH = frozenset({"no", "such"})
+_NOUN_OPENERS = _DETERMINERS | _NO_SUCH
 _ASPECTS = frozenset(stem(w) for w in ("size", "rate", "length", "frequency"))
 # Nouns that name what a rule sets, next to a copy: "the retention is now 3 days".
 _VALUE_ASPECTS = _ASPECTS | frozenset(
@@ -3498,6 +3522,9 @@ def elliptical(tokens: Sequence[str]) -> bool:
     denied = (
         first in _DENYING_WORDS and (len(tokens) == 1 or token_key(tokens[1]) is None)
     ) or tuple(tokens[:3]) == ("out", "of", "date")
+    # "No cap.", "No limit now.": the rule's own noun denied in a fragment says no force.
+    if _hedges(tokens) or (first == "no" and len(tokens) > 1 and stem(tokens[1]) in RULE_NOUNS):
+        return True
     if not (first in _ELLIPTICAL_OPENERS or bare_no or denied or _bare_lift(tokens)):
         return False
     if tokens == ("no",):
@@ -3507,6 +3534,42 @@ def elliptical(tokens: Sequence[str]) -> bool:
     if any(not (tokens[i] == "more" and i and tokens[i - 1] == "any") for i in bounded):
         return False
     return not any(m.modality in _EMPHATIC for m in find_modality(tokens))
+
+
+# A fragment that hedges the sentence before it: "Well, mostly.", "In theory.", "At least,
+# that's the official line.", "More or less.": the copy holds only sometimes, or only on
+# paper.
+_HEDGE_WORDS = _words(
+    "mostly usually generally largely partly sometimes often normally typically roughly "
+    "ideally technically theoretically supposedly nominally officially loosely",
+)
+_HEDGE_PHRASES = _phrases(
+    """
+    in theory
+    in principle
+    on paper
+    sort of
+    kind of
+    more or less
+    for the most part
+    within reason
+    where possible
+    if possible
+    when possible
+    official line
+    """,
+)
+_HEDGE_LEADS = _words("well but though and at least so")
+
+
+def _hedges(tokens: Sequence[str]) -> bool:
+    """Tell whether a short fragment is a hedge ("Well, mostly.", "In theory.")."""
+    rest = list(itertools.dropwhile(_HEDGE_LEADS.__contains__, tokens))
+    if rest and rest[0] in _HEDGE_WORDS:
+        return True
+    return any(tuple(rest[: len(p)]) == p for p in _HEDGE_PHRASES) or (
+        _has_phrase(tokens, _HEDGE_PHRASES[-1:]) is not None
+    )
 
 
 _PARTICIPLES = _words("gone withdrawn void obsolete overridden forgotten")
@@ -3927,6 +3990,8 @@ def _topics_of(index: ViewIndex) -> _Topics:
 def _may_depart(wording: Wording) -> bool:
     """Tell whether a sentence holds any word a departure needs (a cheap test first)."""
     words = set(wording.tokens)
+    if "'" in wording.text:  # "there's no cap": the readers see "there is no cap"
+        words.update(_expand(wording.tokens)[0])
     if words & _DEPARTURE_WORDS:
         return True
     # A word opening on "un" or ending in "n't", found in one scan of the words each led and

@@ -248,10 +248,12 @@ _LIFT_PHRASES = _phrases(
     # "There is no cap.", "there's no such rule": the rule's own noun said not to exist.
     (*lead.split(), noun)
     for lead in ("there is no", "there are no", "there is no such", "no such")
-    for noun in (
-        "cap caps limit limits rule rules constraint constraints restriction restrictions "
-        "requirement ceiling quota budget ban freeze"
-    ).split()
+    for noun in sorted(
+        _words(
+            "cap caps limit limits rule rules constraint constraints restriction restrictions "
+            "requirement ceiling quota budget ban freeze",
+        ),
+    )
 )
 # Words that change the rule's value when their subject is the rule or its head noun.
 # Past forms only: "change", "update" and "cut" are nouns as often as verbs.

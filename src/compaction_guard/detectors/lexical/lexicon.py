@@ -127,7 +127,11 @@ ONLY_WORDS = frozenset(
 )
 # Subordinators that set a condition on the clause they lead up to.
 CONDITIONALS = frozenset({"if", "unless", "when", "whenever", "where", "wherever", "while"})
-ANAPHORS = frozenset({"this", "that", "it", "these", "those", "which", "such"})
+# With their contractions, which the window keeps as one token: "That's a guideline".
+ANAPHORS = frozenset(
+    {"this", "that", "it", "these", "those", "which", "such"}
+    | {f"{p}'{c}" for p in ("this", "that", "it") for c in ("s", "ll", "d")},
+)
 WRITE_VERBS = _stems(
     """
     write writes writing written modify modifies modifying modified update updates updating

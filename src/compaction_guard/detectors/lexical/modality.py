@@ -129,7 +129,9 @@ _PHRASES: dict[Modality, tuple[str, ...]] = {
         in emergencies, in an emergency, exceptionally, in exceptional cases, in rare cases,
         preference, preferences, soft preferences, soft rules, soft rule,
         soft constraints, soft limits, guidelines, suggestions, recommendations,
-        nice-to-haves, best practices
+        nice-to-haves, best practices, a suggestion, just a suggestion, advisory, negotiable,
+        your judgement, your judgment, your discretion, judgement call, judgment call,
+        up to you
         """,
     ),
     _M.SOFT_FORBID: _phrases(

@@ -206,7 +206,7 @@ _LIFT = _words(
     lifted lift lifts waived waive waives waiver suspended suspend suspends paused pause
     rescinded rescind revoked revoke retired retire abolished scrapped scrap cancelled
     canceled cancel dropped drop removed remove relaxed overridden superseded obsolete
-    expired lapsed
+    expired lapsed expires expire
     void voided ended gone withdrawn repealed disabled deactivated ignore ignored disregard
     disregarded forget forgot forgotten retracted retract retracts overturned overturn
     """,
@@ -243,6 +243,17 @@ _LIFT_PHRASES = _phrases(
     is a typo
     was an error
     was in error
+    holds until
+    hold until
+    applies until
+    apply until
+    valid until
+    in force until
+    lasts until
+    stop applying
+    stops applying
+    goes away
+    go away
     """,
 ) + tuple(
     # "There is no cap.", "there's no such rule": the rule's own noun said not to exist.
@@ -254,6 +265,24 @@ _LIFT_PHRASES = _phrases(
             "requirement ceiling quota budget ban freeze",
         ),
     )
+)
+# The lifts that end the rule later, not now: "This holds until Friday.", "It expires
+# tonight.", "Next week this goes away.": the rule is weakened to a time, not contradicted.
+_TEMPORARY = _words("expires expire")
+_TEMPORARY_PHRASES = _phrases(
+    """
+    holds until
+    hold until
+    applies until
+    apply until
+    valid until
+    in force until
+    lasts until
+    stop applying
+    stops applying
+    goes away
+    go away
+    """,
 )
 # Words that change the rule's value when their subject is the rule or its head noun.
 # Past forms only: "change", "update" and "cut" are nouns as often as verbs.
@@ -1021,14 +1050,20 @@ def _lift(r: _Read) -> Departure | None:
         if lifted_to_value(tokens, r.st.values, position):
             continue  # "dropped that to 3 days": a change, read by `_change`
         if _near(r.st, r.refs, position) or (r.st.implicit and not r.refs and position <= _REACH):
-            kind = Kind.WEAKENED if _scoped(tokens[position + 1 :], r.own) else Kind.CONTRADICTED
+            later = token in _TEMPORARY
+            kind = (
+                Kind.WEAKENED
+                if later or _scoped(tokens[position + 1 :], r.own)
+                else Kind.CONTRADICTED
+            )
             return _hit("later_lift", kind, f"{token!r} names the rule", r.st)
     at = _has_phrase(tokens, _LIFT_PHRASES)
     if at is not None and (_near(r.st, r.refs, at) or r.st.implicit):
         rest = tokens[at + 2 :]
         # "does not apply to admins": the rule is lifted for some
         some = tokens[at + 1] == "apply" and len(rest) > 1 and rest[0] == "to"
-        kind = Kind.WEAKENED if some or _scoped(rest, r.own) else Kind.CONTRADICTED
+        later = _has_phrase(tokens[at:], _TEMPORARY_PHRASES) == 0
+        kind = Kind.WEAKENED if some or later or _scoped(rest, r.own) else Kind.CONTRADICTED
         return _hit("later_lift", kind, "a lifting phrase names the rule", r.st)
     return _unneeded(r)
 
@@ -2045,9 +2080,21 @@ def _scope(r: _Read) -> Departure | None:
     if not (pointers or r.st.implicit):
         return None
     at = _has_phrase(r.st.tokens, _SCOPE_PHRASES)
+    if at is None:
+        at = _applies_only(r.st.tokens)
     if at is not None and (_near(r.st, pointers, at) or r.st.implicit):
         return _hit("later_scope", Kind.WEAKENED, "the rule is narrowed to some cases", r.st)
     return None
+
+
+def _applies_only(tokens: Sequence[str]) -> int | None:
+    """Return where "applies to X only" puts its scope after the object, or None."""
+    if not tokens or tokens[-1] != "only":
+        return None
+    return next((i for i, t in enumerate(tokens) if t in _APPLY_VERBS), None)
+
+
+_APPLY_VERBS = _words("applies apply applied covers cover covered")
 
 
 def _change(r: _Read) -> Departure | None:
@@ -2558,7 +2605,7 @@ def _keys_of(*tables: tuple[tuple[str, ...], ...]) -> frozenset[str]:
 _LIFT_CUES = _LIFT | _keys_of(_LIFT_PHRASES, _UNNEEDED)
 _SUPERSEDE_CUES = _SUPERSEDE | _keys_of(_SUPERSEDE_PHRASES)
 _EXCEPT_CUES = _EXCEPT | _keys_of(_EXCEPT_PHRASES)
-_SCOPE_CUES = _keys_of(_SCOPE_PHRASES)
+_SCOPE_CUES = _keys_of(_SCOPE_PHRASES) | {"only"}  # "only" closes `_applies_only`
 _CONCESSION_CUES = _keys_of(_CONCESSIONS)
 _AGAINST_CUES = _AGAINST | _keys_of(_AGAINST_PHRASES)
 
@@ -2604,7 +2651,9 @@ TRIGGERS: dict[Reader, Trigger] = {
     _permission: _permission_trigger,
     _extension: _extension_trigger,
     _exception: _exception_trigger,
-    _scope: lambda st: _has_phrase(st.tokens, _SCOPE_PHRASES) is not None,
+    _scope: lambda st: (
+        _has_phrase(st.tokens, _SCOPE_PHRASES) is not None or _applies_only(st.tokens) is not None
+    ),
     _change: lambda st: (
         not _CHANGE.isdisjoint(st.words)
         or not _MOVING.isdisjoint(st.words)
@@ -3451,7 +3500,11 @@ def _topic_departure(  # noqa: C901, PLR0912 (one flat loop: it runs for every t
                     idle.add(sid)
         # "Daily spend stays under $500. Scrapped.": a remark with no subject of its own
         # right after the copy speaks about the copy.
-        remark = sid in after_copy and elliptical(topic.wording.tokens)
+        remark = (
+            sid in after_copy
+            and elliptical(topic.wording.tokens)
+            and not _restated_only(part, topic.wording.tokens)
+        )
         departure = None
         implicit = False
         if readers or topic.implicit_value:
@@ -3505,6 +3558,27 @@ _EMPHATIC = frozenset(
 _MORE_OR_LESS = _words("more less fewer over above beyond below under higher lower")
 
 
+def _restated_only(part: Part, tokens: Sequence[str]) -> bool:
+    """Tell whether an "only" fragment after the copy restates the rule's own scope.
+
+    "Read-only queries only." after "orders_prod is production" is the constraint's own
+    second sentence (`_restates`); "Reads only." after "Never write to orders_prod" says the
+    rule again.
+    A fragment is a narrowing only when the rule has no "only" of its own and it names
+    something the rule does not.
+    """
+    if "only" not in (tokens[0], tokens[-1]):
+        return False
+    content = [t for t in tokens if t != "only" and t not in STOPWORDS and token_key(t) is not None]
+    if "only" in part.analysis.tokens or _restates(part, list(map(token_key, content))):
+        return True
+    own = _facts(part).own
+    return not content or all(stem(t) in own or stem(t) in _READ_WORDS for t in content)
+
+
+_READ_WORDS = frozenset(stem(w) for w in ("read", "reads", "reading", "select", "selects"))
+
+
 def elliptical(tokens: Sequence[str]) -> bool:
     """Tell whether a short sentence is a remark on the one before, with no subject of its own.
 
@@ -3527,7 +3601,12 @@ def elliptical(tokens: Sequence[str]) -> bool:
     # "No cap.", "No limit now.": the rule's own noun denied in a fragment says no force.
     if _hedges(tokens) or (first == "no" and len(tokens) > 1 and stem(tokens[1]) in RULE_NOUNS):
         return True
-    if not (first in _ELLIPTICAL_OPENERS or bare_no or denied or _bare_lift(tokens)):
+    # "Staging only.", "Only on staging.", "Applies to staging only.": the copy narrowed.
+    # An imperative that opens on "only" ("Only allow SSH from ...") has its own verb.
+    only = tokens[-1] == "only" or (
+        first == "only" and len(tokens) > 1 and tokens[1] in _SCOPE_PREPOSITIONS
+    )
+    if not (first in _ELLIPTICAL_OPENERS or bare_no or denied or only or _bare_lift(tokens)):
         return False
     if tokens == ("no",):
         return True  # a bare "No." denies the sentence before it
@@ -3574,6 +3653,7 @@ def _hedges(tokens: Sequence[str]) -> bool:
     )
 
 
+_SCOPE_PREPOSITIONS = _words("on in for at during to when if within inside with from while")
 _PARTICIPLES = _words("gone withdrawn void obsolete overridden forgotten")
 _WHEN_WORDS = _words(
     "last week month year sprint quarter ago monday tuesday wednesday thursday friday "
@@ -3587,10 +3667,15 @@ def _bare_lift(tokens: Sequence[str]) -> bool:
     An imperative ("Drop old tables only after review", "Remove the header") or a verb
     with its own object ("Dropped the old tables") acts on something else.
     """
+    # "Temporarily suspended.", "Effectively dropped.": an adverb before the participle.
+    tokens = tokens[1:] if tokens[0] in _LIFT_ADVERBS and len(tokens) > 1 else tokens
     first = tokens[0]
     if first not in _LIFT or not (first.endswith("ed") or first in _PARTICIPLES):
         return False
     return all(token_key(t) is None or t in _WHEN_WORDS for t in tokens[1:])
+
+
+_LIFT_ADVERBS = _words("temporarily partly partially effectively basically quietly officially now")
 
 
 def _remark_departure(topic: _Topic) -> Departure:

@@ -211,6 +211,24 @@ _LIFT = _words(
     disregarded forget forgot forgotten retracted retract retracts overturned overturn
     """,
 )
+# The lifts that end the rule later, not now: "This holds until Friday.", "It expires
+# tonight.", "Next week this goes away.": the rule is weakened to a time, not contradicted.
+_TEMPORARY = _words("expires expire")
+_TEMPORARY_PHRASES = _phrases(
+    """
+    holds until
+    hold until
+    applies until
+    apply until
+    valid until
+    in force until
+    lasts until
+    stop applying
+    stops applying
+    goes away
+    go away
+    """,
+)
 _LIFT_PHRASES = _phrases(
     """
     no longer
@@ -243,19 +261,8 @@ _LIFT_PHRASES = _phrases(
     is a typo
     was an error
     was in error
-    holds until
-    hold until
-    applies until
-    apply until
-    valid until
-    in force until
-    lasts until
-    stop applying
-    stops applying
-    goes away
-    go away
     """,
-) + tuple(
+) + _TEMPORARY_PHRASES + tuple(
     # "There is no cap.", "there's no such rule": the rule's own noun said not to exist.
     (*lead.split(), noun)
     for lead in ("there is no", "there are no", "there is no such", "no such")
@@ -265,24 +272,6 @@ _LIFT_PHRASES = _phrases(
             "requirement ceiling quota budget ban freeze",
         ),
     )
-)
-# The lifts that end the rule later, not now: "This holds until Friday.", "It expires
-# tonight.", "Next week this goes away.": the rule is weakened to a time, not contradicted.
-_TEMPORARY = _words("expires expire")
-_TEMPORARY_PHRASES = _phrases(
-    """
-    holds until
-    hold until
-    applies until
-    apply until
-    valid until
-    in force until
-    lasts until
-    stop applying
-    stops applying
-    goes away
-    go away
-    """,
 )
 # Words that change the rule's value when their subject is the rule or its head noun.
 # Past forms only: "change", "update" and "cut" are nouns as often as verbs.

@@ -25,6 +25,7 @@ from compaction_guard.detectors.lexical.frame import bare_words
 from compaction_guard.detectors.lexical.index import NUMBER, lookup_keys
 from compaction_guard.detectors.lexical.label import ENVIRONMENTS, label_scope
 from compaction_guard.detectors.lexical.lexicon import (
+    ANAPHORS,
     GENERIC,
     OPPOSITE_ACTS,
     RULE_NOUNS,
@@ -2050,6 +2051,9 @@ def _rule_act_verbs(part: Part) -> frozenset[str]:
 
 def _exception(r: _Read) -> Departure | None:
     tokens = r.st.tokens
+    if r.st.attached and "except" not in r.part.analysis.tokens and _exempted(tokens):
+        why = "a case of what the rule bounds is said to be exempt or not to count"
+        return _hit("later_exception", Kind.WEAKENED, why, r.st)
     if not (r.refs or r.st.implicit or (r.st.attached and tokens[0] in _EXCEPT_OPENERS)):
         return None  # nothing names the rule, and no exception opens the statement
     at = next((i for i, t in enumerate(tokens) if t in _EXCEPT), None)
@@ -2060,6 +2064,36 @@ def _exception(r: _Read) -> Departure | None:
     if _near(r.st, r.refs, at) or r.st.implicit or (r.st.attached and at == 0):
         return _hit("later_exception", Kind.WEAKENED, "an exception to the rule", r.st)
     return None
+
+
+def _exempted(tokens: Sequence[str]) -> bool:
+    """Tell whether a sentence says its subject is exempt or does not count.
+
+    "Hotfixes are exempt.", "Sentry is an exception.", "GPU compute is not counted.",
+    "Search calls don't count.": right after the copy, the subject is a case of what the
+    rule bounds, carved out. "Nothing is exempt." and "Hotfixes are not exempt." carve out
+    nothing.
+    """
+    at = _exempt_at(tokens)
+    if at is None or at == 0 or tokens[0] in _NO_ONE:
+        return False
+    return not (tokens[at] in _EXCEPT and _negated_at(tokens, at))
+
+
+def _exempt_at(tokens: Sequence[str]) -> int | None:
+    """Return where a copula's exemption or a "does not count" stands, or None."""
+    for position, (before, word) in enumerate(itertools.pairwise(("", *tokens))):
+        exempt = word in _EXEMPT and (before in _COPULA_WORDS or before == "not")
+        if exempt or (word, before) == ("exception", "an"):
+            return position
+        if word in _COUNTING and before in {"not", "n't", "never"}:
+            return position
+    return None
+
+
+_COPULA_WORDS = _words("is are was were be")
+_COUNTING = _words("count counts counted")
+_NO_ONE = _words("nothing none no nobody noone neither")
 
 
 def _scope(r: _Read) -> Departure | None:
@@ -2621,7 +2655,11 @@ def _extension_trigger(st: Statement) -> bool:
 
 
 def _exception_trigger(st: Statement) -> bool:
-    return not _EXCEPT.isdisjoint(st.words) or _has_phrase(st.tokens, _EXCEPT_PHRASES) is not None
+    return (
+        not _EXCEPT.isdisjoint(st.words)
+        or _has_phrase(st.tokens, _EXCEPT_PHRASES) is not None
+        or _exempt_at(st.tokens) is not None
+    )
 
 
 # Each reader's trigger: a test of the statement alone (never of the constraint) that holds
@@ -2672,7 +2710,7 @@ CUES: dict[Reader, frozenset[str]] = {
     _supersede: _SUPERSEDE_CUES,
     _permission: _PERMIT,  # `Statement.permits` needs a permission word
     _extension: _ADDING | _PERMIT,
-    _exception: _EXCEPT_CUES,
+    _exception: _EXCEPT_CUES | _EXEMPT | _COUNTING,
     _scope: _SCOPE_CUES,
     _change: _CHANGE | _MOVING | _LIFT,
     _slot_permission: _SLOT_PERMITS_OR_EXEMPT,
@@ -3547,6 +3585,18 @@ _EMPHATIC = frozenset(
 _MORE_OR_LESS = _words("more less fewer over above beyond below under higher lower")
 
 
+def _per_remark(tokens: Sequence[str]) -> bool:
+    """Tell whether a fragment re-counts the copy per something ("Per day.")."""
+    if tokens[0] == "per":
+        at = 0
+    elif tokens[0] in ANAPHORS and "per" in tokens[1:3]:
+        at = 1 + list(tokens[1:3]).index("per")
+    else:
+        return False
+    # "Per the user's request." cites, it does not count.
+    return at + 1 < len(tokens) and tokens[at + 1] not in _DETERMINERS
+
+
 def _restated_only(part: Part, tokens: Sequence[str]) -> bool:
     """Tell whether an "only" fragment after the copy restates the rule's own scope.
 
@@ -3556,15 +3606,20 @@ def _restated_only(part: Part, tokens: Sequence[str]) -> bool:
     A fragment is a narrowing only when the rule has no "only" of its own and it names
     something the rule does not.
     """
-    if "only" not in (tokens[0], tokens[-1]):
+    if "only" not in (tokens[0], tokens[-1]) and not _per_remark(tokens):
         return False
-    content = [t for t in tokens if t != "only" and t not in STOPWORDS and token_key(t) is not None]
+    content = [
+        t
+        for t in tokens
+        if t not in _SCOPING_WORDS and t not in STOPWORDS and token_key(t) is not None
+    ]
     if "only" in part.analysis.tokens or _restates(part, list(map(token_key, content))):
         return True
     own = _facts(part).own
     return not content or all(stem(t) in own or stem(t) in _READ_WORDS for t in content)
 
 
+_SCOPING_WORDS = frozenset({"only", "per"}) | ANAPHORS
 _READ_WORDS = frozenset(stem(w) for w in ("read", "reads", "reading", "select", "selects"))
 
 
@@ -3595,6 +3650,8 @@ def elliptical(tokens: Sequence[str]) -> bool:
     only = tokens[-1] == "only" or (
         first == "only" and len(tokens) > 1 and tokens[1] in _SCOPE_PREPOSITIONS
     )
+    # "Per day.", "That is per region.": the copy's total re-counted per something.
+    only = only or _per_remark(tokens)
     if not (first in _ELLIPTICAL_OPENERS or bare_no or denied or only or _bare_lift(tokens)):
         return False
     if tokens == ("no",):
@@ -4105,6 +4162,7 @@ def _window_of(index: ViewIndex, sids: Sequence[int]) -> Analysis:
 
 _DEPARTURE_WORDS = frozenset().union(
     _ALLOWING,
+    _COUNTING,
     _LIFT,
     _EXEMPT,
     _CHANGE,

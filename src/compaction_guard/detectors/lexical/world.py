@@ -2317,7 +2317,69 @@ def _value(r: _Read) -> Departure | None:  # noqa: C901, PLR0911 (one return per
             return _hit("later_value", Kind.MUTATED, f"{value.surface} bound to the rule", r.st)
         if before[-1] in aspects and "now" in between:
             return _hit("later_value", None, f"{value.surface} may be the rule's new value", r.st)
-    return _subject_value(r) or _subject_bound(r) or _remark_value(r)
+    return _set_value(r, new) or _subject_value(r) or _subject_bound(r) or _remark_value(r)
+
+
+def _set_value(r: _Read, new: Sequence[Value]) -> Departure | None:
+    """Find a new value of the rule set, wanted or approved right after its copy.
+
+    "The user set it to $750.", "Make it 8.", "Legal now wants 30 days.": the value is
+    set (mutated). "The user approved up to $800.", "The user OK'd $750.": a bound past
+    the rule's is allowed (weakened). "It is now $750.": the rule's value, or a level
+    reached; the tier cannot tell, so it names no kind.
+    """
+    if not r.st.attached:
+        return None
+    tokens = r.st.tokens
+    for value in new:
+        verbs = tokens[max(0, value.start - _REACH) : value.start]
+        if _wants(tokens, value.start, r.own) or _sets(tokens, value.start):
+            return _hit("later_value", Kind.MUTATED, f"{value.surface} is set for the rule", r.st)
+        if not _APPROVING.isdisjoint(verbs):
+            if _past_bound(r.part, value):
+                why = f"{value.surface}, past the rule's bound, is approved"
+                return _hit("later_permission", Kind.WEAKENED, why, r.st)
+            return _hit("later_value", None, f"{value.surface} is approved", r.st)
+        # "now it is 310 ms" under a 400 ms bound reports compliance; past it, a new bound.
+        pointed = any(t in _POINTERS for t in verbs) and _past_bound(r.part, value)
+        if pointed and "now" in tokens[: value.start] and "now" not in r.part.analysis.tokens:
+            return _hit("later_value", None, f"{value.surface} may be the rule's new value", r.st)
+    return None
+
+
+def _sets(tokens: Sequence[str], start: int) -> bool:
+    """Tell whether "set" or "make" sets the rule before a value ("Make it 8.", "set it to").
+
+    The verb opens the sentence (an order) or takes a pointer: "We made $750 in sales"
+    earns, it sets nothing.
+    """
+    reach = range(max(0, start - _REACH), start)
+    return any(
+        tokens[i] in _SETTING
+        and (i == 0 or (i + 1 < len(tokens) and tokens[i + 1] in _POINTERS))
+        for i in reach
+    )
+
+
+def _wants(tokens: Sequence[str], start: int, own: frozenset[str]) -> bool:
+    """Tell whether a value is wanted for the rule ("wants 10", "wants it at 8").
+
+    Only the rule's words, a pointer or a linking word may stand between the verb and the
+    value: "wants the discount to stay at 15%" wants another thing's value.
+    """
+    for i in range(start - 1, max(-1, start - _REACH - 1), -1):
+        if tokens[i] in _WANTING:
+            return True
+        word = tokens[i]
+        if not (word in _LINKS or word in _POINTERS or stem(word) in own):
+            return False
+    return False
+
+
+_LINKS = _words("to at be of only just now up the a")
+_WANTING = _words("wants want wanted requested")
+_SETTING = _words("set sets make made") | _WANTING
+_APPROVING = _words("approved approves ok'd okayed okd authorised authorized greenlit allowed")
 
 
 def _targets(r: _Read) -> set[int]:
@@ -2903,6 +2965,8 @@ def _value_binds(facts: _Facts, st: Statement) -> bool:
                 _VALUE_ASPECTS.isdisjoint(st.stem_set)
                 and _slots(facts.part).isdisjoint(st.stem_set)
                 and not _bounds_a_value(st.tokens, st.values)
+                and _SETTING.isdisjoint(st.words)  # `_set_value`
+                and _APPROVING.isdisjoint(st.words)
             )
         )
     )
@@ -4163,6 +4227,8 @@ def _window_of(index: ViewIndex, sids: Sequence[int]) -> Analysis:
 _DEPARTURE_WORDS = frozenset().union(
     _ALLOWING,
     _COUNTING,
+    _SETTING,
+    _APPROVING,
     _LIFT,
     _EXEMPT,
     _CHANGE,

@@ -317,6 +317,19 @@ _AGAINST_PHRASES = _phrases(
     going beyond
     """,
 )
+# Past the rule named by a bare pointer: "Bursts above that are fine." ("above that cap"
+# names a noun, which `_slot_permission` reads).
+_PAST_POINTER = _phrases(
+    """
+    above that
+    over that
+    beyond that
+    past that
+    more than that
+    above it
+    past it
+    """,
+)
 _EXCEPT = _words(
     "except excepted exception exceptions excluding excluded exempt exempted carve-out",
 )
@@ -1179,7 +1192,7 @@ def _permission_found(r: _Read, permits: Sequence[int]) -> Departure | None:
     tokens = r.st.tokens
     # Each test below needs a reference, a mention, a value or the copy's own line: the
     # statements with none of them (most of those read) are left after these set tests.
-    if r.refs or r.mentions or r.st.implicit:
+    if r.refs or r.mentions or r.st.implicit or r.st.attached:
         against = (
             []
             if _AGAINST.isdisjoint(r.words)
@@ -1188,9 +1201,14 @@ def _permission_found(r: _Read, permits: Sequence[int]) -> Departure | None:
         at = _has_phrase(tokens, _AGAINST_PHRASES)
         if at is not None:
             against.append(at)
+        back = _has_phrase(tokens, _PAST_POINTER)
+        if back is not None and _bare_pointer_after(tokens, back):
+            against.append(back)
         for position in against:
             named = _near(r.st, r.refs, position) or _near(r.st, r.mentions, position)
-            if (named or r.st.implicit) and _near(r.st, permits, position):
+            # "Going over is fine." right after the copy: the going over is the rule's.
+            opens = r.st.attached and position == 0
+            if (named or r.st.implicit or opens) and _near(r.st, permits, position):
                 why = "a permission to act against the rule"
                 return _hit("later_permission", _permit_kind(r), why, r.st)
     pointed = [i for i in r.refs if tokens[i] in _POINTERS]
@@ -1274,6 +1292,13 @@ _HELD_LEADS = _words("after once when if following upon unless until before prov
 _ANY_TIME = _words("any anytime whenever early earlier sooner")
 
 
+def _bare_pointer_after(tokens: Sequence[str], start: int) -> bool:
+    """Tell whether the pointer of a `_PAST_POINTER` phrase stands alone, with no noun."""
+    at = next(i for i in range(start, len(tokens)) if tokens[i] in _POINTERS)
+    following = tokens[at + 1] if at + 1 < len(tokens) else ""
+    return not following or following in _COPULA_WORDS or following in _PERMIT
+
+
 def _permit_kind(r: _Read) -> Kind:
     """Return WEAKENED for a permission scoped to some cases, CONTRADICTED for one without."""
     return Kind.WEAKENED if _scoped(r.st.tokens, r.own) else Kind.CONTRADICTED
@@ -1295,8 +1320,14 @@ def _value_permitted(r: _Read, permits: Sequence[int]) -> Departure | None:
             why = "another value of the rule is permitted"
             return _hit("later_permission", _permit_kind(r), why, r.st)
         # "(55 is fine.)" after "under 40 GB": the copy's own remark may leave the unit out,
-        # or count something else; past the bound, the tier cannot tell which.
-        bare = [v.start for v in r.st.values if r.st.implicit and _bare_past_bound(r.part, v)]
+        # or count something else; past the bound, the tier cannot tell which. So may a
+        # sentence of its own right after the copy that opens on the figure ("55 is fine.").
+        # "55 is fine." as a sentence of its own opens on the figure.
+        bare = [
+            v.start
+            for v in r.st.values
+            if (r.st.implicit or v.start == 0) and _bare_past_bound(r.part, v)
+        ]
         if any(_near(r.st, bare, p) or _said_of(r.st, bare, p) for p in accepting):
             why = "a figure with no unit past the rule's bound is permitted"
             return _hit("later_permission", None, why, r.st)
@@ -2692,7 +2723,7 @@ _SUPERSEDE_CUES = _SUPERSEDE | _keys_of(_SUPERSEDE_PHRASES)
 _EXCEPT_CUES = _EXCEPT | _keys_of(_EXCEPT_PHRASES)
 _SCOPE_CUES = _keys_of(_SCOPE_PHRASES) | {"only"}  # "only" closes `_applies_only`
 _CONCESSION_CUES = _keys_of(_CONCESSIONS)
-_AGAINST_CUES = _AGAINST | _keys_of(_AGAINST_PHRASES)
+_AGAINST_CUES = _AGAINST | _keys_of(_AGAINST_PHRASES, _PAST_POINTER)
 
 
 def _lift_trigger(st: Statement) -> bool:
@@ -2913,7 +2944,7 @@ def _permission_binds(facts: _Facts, st: Statement) -> bool:
     stems = st.stem_set
     return (
         st.implicit
-        or (not _AGAINST_CUES.isdisjoint(st.words) and _named(facts, st))
+        or (not _AGAINST_CUES.isdisjoint(st.words) and (st.attached or _named(facts, st)))
         or not facts.banned.isdisjoint(stems)
         or (facts.bans_value and bool(st.values))
         or not facts.measures.isdisjoint(st.measures)
@@ -2922,6 +2953,7 @@ def _permission_binds(facts: _Facts, st: Statement) -> bool:
             and (
                 not facts.ending.isdisjoint(stems)
                 or (not _ENOUGH.isdisjoint(st.words) and not facts.heads.isdisjoint(stems))
+                or st.bare_number  # "55 is fine." (`_value_permitted`, `_bare_past_bound`)
             )
         )
     )
@@ -4244,6 +4276,7 @@ _DEPARTURE_WORDS = frozenset().union(
             _CONCESSIONS,
             _LIFT_PHRASES,
             _AGAINST_PHRASES,
+            _PAST_POINTER,
             _EXCEPT_PHRASES,
             _SCOPE_PHRASES,
             _SUPERSEDE_PHRASES,

@@ -1484,10 +1484,12 @@ def _extension(r: _Read) -> Departure | None:
     For an "only" rule: a statement right after the copy that names the rule's subject,
     an adding word ("also", "too", "open to") and an anchor the rule does not have.
     """
-    if "only" not in r.part.analysis.tokens or not r.mentions:
+    if "only" not in r.part.analysis.tokens:
         return None
     tokens = r.st.tokens
     kind = Kind.WEAKENED if _scoped(tokens, r.own) else Kind.CONTRADICTED
+    if not r.mentions:
+        return _another_name_too(r, kind)
     act = _act(r.part)
     if act is None and _beyond(tokens):
         act = _light_act(r.part)  # "Run backups only ...": "backups are fine outside"
@@ -1499,10 +1501,13 @@ def _extension(r: _Read) -> Departure | None:
         _same_clause(r.st, acting, p) for p in permits
     ):
         return _hit("later_extension", kind, "the rule's act is permitted beyond it", r.st)
-    if not r.st.attached:
-        return None
-    adds = [i for i, t in enumerate(tokens) if t in _ADDING]
-    if not adds:
+    return _opened_to_more(r, kind) if r.st.attached else None
+
+
+def _opened_to_more(r: _Read, kind: Kind) -> Departure | None:
+    """Find an adding word and an anchor the rule does not have, right after its copy."""
+    tokens = r.st.tokens
+    if _ADDING.isdisjoint(r.words):
         return None
     own = set(r.part.analysis.tokens)
     foreign = [i for i, t in enumerate(tokens) if _is_name_like(t) and t not in own]
@@ -1512,6 +1517,43 @@ def _extension(r: _Read) -> Departure | None:
     if foreign:
         return _hit("later_extension", kind, "the exclusive rule is opened to more", r.st)
     return None
+
+
+def _another_name_too(r: _Read, kind: Kind) -> Departure | None:
+    """Find another name permitted "too" right after an exclusive rule's copy.
+
+    "eu-central-1 is fine too.", "eu-central-1 works too." after "Store customer data only
+    in eu-west-1": a name like the rule's own, with an adding word and a permission, opens
+    the rule to it with no word of the rule's subject.
+    """
+    if not (r.st.attached and _names_too(r.st)):
+        return None
+    own = set(r.part.analysis.tokens)
+    shapes = {_name_shape(t) for t in own if _is_name_like(t)}
+    if not shapes or not (r.st.permits or not _WORKS.isdisjoint(r.words)):
+        return None
+    # Of the rule's own name's shape: "us-east-1" for "eu-west-1", not "the v2 client".
+    foreign = [
+        t for t in r.st.tokens if _is_name_like(t) and t not in own and _name_shape(t) in shapes
+    ]
+    if foreign:
+        return _hit("later_extension", kind, f"{foreign[0]!r} is permitted too", r.st)
+    return None
+
+
+def _names_too(st: Statement) -> bool:
+    """Tell whether a statement holds an adding word and a name-like token."""
+    return not _ADDING.isdisjoint(st.words) and any(map(_is_name_like, st.words))
+
+
+def _name_shape(token: str) -> str:
+    """Return a name's shape: its runs of letters and of digits each one mark ("a-a-0")."""
+    return _LETTERS.sub("a", _DIGITS.sub("0", token))
+
+
+_LETTERS = re.compile(r"[^\W\d_]+")
+_DIGITS = re.compile(r"\d+")
+_WORKS = _words("works work")
 
 
 def _slot_permission(r: _Read) -> Departure | None:
@@ -3015,7 +3057,9 @@ def _value_binds(facts: _Facts, st: Statement) -> bool:
 BINDS: dict[Reader, Callable[[_Facts, Statement], bool]] = {
     _lift: _lift_binds,
     _permission: _permission_binds,
-    _extension: lambda facts, st: not facts.heads.isdisjoint(st.stem_set),
+    _extension: lambda facts, st: (
+        not facts.heads.isdisjoint(st.stem_set) or (st.attached and _names_too(st))
+    ),
     _change: _change_binds,
     _value: _value_binds,
     _other_choice: lambda facts, st: st.attached and not facts.heads.isdisjoint(st.stem_set),
@@ -3053,7 +3097,7 @@ def _change_needs(st: Statement) -> frozenset[Need] | None:
 NEEDS: dict[Reader, Callable[[Statement], frozenset[Need] | None]] = {
     _lift: lambda st: None if st.may_refer else st.stem_set,
     _permission: _permission_needs,
-    _extension: lambda st: st.stem_set,
+    _extension: lambda st: None if st.attached and _names_too(st) else st.stem_set,
     _change: _change_needs,
     _value: lambda st: (
         st.measures | ({_COUNTS} if st.bare_number else _NONE)

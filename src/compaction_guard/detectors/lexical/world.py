@@ -1556,6 +1556,53 @@ _DIGITS = re.compile(r"\d+")
 _WORKS = _words("works work")
 
 
+def _write_opened(r: _Read) -> Departure | None:
+    """Find writes opened right after a read-only rule's copy.
+
+    "It's read-write for the backfill", "The user flipped it to read-write": the state
+    turned around (later_lift). "The user gave us write access.", "We have write access
+    now.": the access held (later_permission). "Writes are fine.", "Inserts are fine.":
+    a write, or a kind of one, permitted (a kind is weakened: other writes stay banned).
+    """
+    if not (r.st.attached and _read_only_rule(r.part)):
+        return None
+    tokens = r.st.tokens
+    for position, token in enumerate(tokens):
+        if _negated_at(tokens, position):
+            continue
+        rest = tokens[position + 1 :]
+        timed = _scoped(rest, r.own) or "until" in rest
+        kind = Kind.WEAKENED if timed else Kind.CONTRADICTED
+        if token in _WRITABLE:
+            return _hit("later_lift", kind, f"{token!r} turns the read-only rule around", r.st)
+        if token in _WRITE_WORDS and rest and rest[0] in _ACCESS:
+            return _hit("later_permission", kind, "write access is given or held", r.st)
+    writes = [i for i, t in enumerate(tokens) if t in _WRITE_WORDS]
+    if writes and any(_same_clause(r.st, writes, p) for p in r.st.permits):
+        every = any(tokens[i] in _WRITING or stem(tokens[i]) in r.own for i in writes)
+        kind = _permit_kind(r) if every else Kind.WEAKENED
+        return _hit("later_permission", kind, "a write is permitted after a read-only rule", r.st)
+    return None
+
+
+def _read_only_rule(part: Part) -> bool:
+    """Tell whether a rule keeps something read-only ("is read-only", "Never write to")."""
+    negated = part.parity == 1 and not _WRITE_WORDS.isdisjoint(part.analysis.tokens)
+    return bool(part.classes[Modality.READONLY]) or negated
+
+
+_WRITABLE = _words("read-write read/write writable writeable rw")
+_WRITE_WORDS = _words(
+    """
+    write writes writing written wrote insert inserts inserting update updates updating
+    delete deletes deleting truncate truncates modify modifies modifying alter alters
+    mutate mutates upsert upserts
+    """,
+)
+_WRITING = _words("write writes writing written")  # every write, not one kind
+_ACCESS = _words("access permission permissions rights privileges")
+
+
 def _slot_permission(r: _Read) -> Departure | None:
     """Find a permission on the side of the rule's own slot that the rule forbids.
 
@@ -2747,6 +2794,7 @@ _READERS = (
     _omission,
     _concession,
     _allowance,
+    _write_opened,
 )
 
 Reader = Callable[["_Read"], "Departure | None"]
@@ -2832,6 +2880,13 @@ TRIGGERS: dict[Reader, Trigger] = {
     _unit_permission: _permission_trigger,
     _other_choice: lambda st: _may_name_a_choice(st.tokens),
     _concession: lambda st: _has_phrase(st.tokens, _CONCESSIONS) is not None,
+    _write_opened: lambda st: (
+        not _WRITABLE.isdisjoint(st.words)
+        or (
+            not _WRITE_WORDS.isdisjoint(st.words)
+            and (bool(st.permits) or not _ACCESS.isdisjoint(st.words))
+        )
+    ),
     # What may speak of the rule depends on the attachment, and a topic is triggered on its
     # sentence read apart (`_Topic.probe`): the binding asks for it.
     _allowance: lambda st: bool(st.values),
@@ -2853,6 +2908,7 @@ CUES: dict[Reader, frozenset[str]] = {
     _unit_permission: _PERMIT,
     _omission: _OMIT,
     _concession: _CONCESSION_CUES,
+    _write_opened: _WRITABLE | _WRITE_WORDS,
     _allowance: _ALLOWING,
 }
 
@@ -2938,6 +2994,7 @@ APPLIES: dict[Reader, Callable[[Part], bool]] = {
     _exception: lambda part: "except" not in part.analysis.tokens,
     _unit_permission: lambda part: bool(rule_units(part)),  # `other_unit` needs the rule's
     _allowance: lambda part: bool(part.analysis.values),  # `_past_bound` needs a rule value
+    _write_opened: _read_only_rule,
 }
 
 
@@ -4301,6 +4358,8 @@ def _window_of(index: ViewIndex, sids: Sequence[int]) -> Analysis:
 
 
 _DEPARTURE_WORDS = frozenset().union(
+    _WRITABLE,
+    _ACCESS,
     _ALLOWING,
     _COUNTING,
     _SETTING,

@@ -1398,7 +1398,7 @@ def _measured(value: Value) -> bool:
     return bool(value.unit) or value.kind not in {"number", "count"}
 
 
-_ACCEPTING = _words("fine ok okay acceptable allowed permitted tolerated")
+_ACCEPTING = _words("fine ok okay acceptable allowed permitted tolerated") | _ENOUGH
 
 
 def _reported(tokens: Sequence[str]) -> bool:

@@ -210,6 +210,7 @@ _LIFT = _words(
     expired lapsed expires expire
     void voided ended gone withdrawn repealed disabled deactivated ignore ignored disregard
     disregarded forget forgot forgotten retracted retract retracts overturned overturn
+    vetoed veto
     """,
 )
 # The lifts that end the rule later, not now: "This holds until Friday.", "It expires
@@ -256,6 +257,11 @@ _LIFT_PHRASES = _phrases(
     took it back
     taken back
     walked back
+    rejected it
+    rejected that
+    rejected this
+    rejects it
+    rejects that
     was a mistake
     is a mistake
     was a typo
@@ -3724,10 +3730,10 @@ def _topic_departure(  # noqa: C901, PLR0912 (one flat loop: it runs for every t
                     idle.add(sid)
         # "Daily spend stays under $500. Scrapped.": a remark with no subject of its own
         # right after the copy speaks about the copy.
-        remark = (
-            sid in after_copy
-            and elliptical(topic.wording.tokens)
-            and not _restated_only(part, topic.wording.tokens)
+        remark = sid in after_copy and (
+            (elliptical(topic.wording.tokens) and not _restated_only(part, topic.wording.tokens))
+            or _refused(topic.wording.tokens)
+            or _corrected(part, topic.wording.tokens)
         )
         departure = None
         implicit = False
@@ -3792,6 +3798,40 @@ def _per_remark(tokens: Sequence[str]) -> bool:
         return False
     # "Per the user's request." cites, it does not count.
     return at + 1 < len(tokens) and tokens[at + 1] not in _DETERMINERS
+
+
+def _refused(tokens: Sequence[str]) -> bool:
+    """Tell whether a short sentence refuses the one before ("Nobody agreed.").
+
+    "Nobody agreed.", "No one agreed to that.", "The user disagreed and set no cap.":
+    after a copy, most often one quoted from someone, the copy is not in force.
+    """
+    if len(tokens) > _REFUSAL_WORDS:
+        return False
+    if tokens[0] in _NOBODY and "agreed" in tokens[1:3]:
+        # "Nobody agreed to skip it." agrees with the rule: only the copy may be refused.
+        rest = tokens[tokens.index("agreed") + 1 :]
+        return all(t in _TO_IT for t in rest)
+    return "disagreed" in tokens[:4]
+
+
+_NOBODY = _words("nobody noone")
+_TO_IT = _words("to with that this it him her them")
+_REFUSAL_WORDS = 10
+
+
+def _corrected(part: Part, tokens: Sequence[str]) -> bool:
+    """Tell whether a remark corrects a word of the copy ("That's Pacific time, not UTC.").
+
+    A pointer opens it and "not" closes it on one of the rule's own words or the name of
+    its value's unit ("It's €500, not dollars."): the copy's unit or zone is another one.
+    """
+    if len(tokens) < 3 or tokens[0] not in ANAPHORS or tokens[-2] != "not":  # noqa: PLR2004
+        return False
+    last = tokens[-1]
+    named = unit_word(last)
+    units = {v.unit for v in part.analysis.values if v.unit}
+    return stem(last) in _facts(part).own or (named is not None and named[1] in units)
 
 
 def _restated_only(part: Part, tokens: Sequence[str]) -> bool:

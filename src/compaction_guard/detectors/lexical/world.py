@@ -803,7 +803,13 @@ def _stands_alone(tokens: Sequence[str], position: int) -> bool:
     if tokens[position] == "it" or position + 1 >= len(tokens):
         return True
     following = tokens[position + 1]
-    return following in _AUXILIARIES or stem(following) in RULE_NOUNS
+    # "That changed on Monday.", "That lapsed.": a verb of changing or lifting follows.
+    return (
+        following in _AUXILIARIES
+        or stem(following) in RULE_NOUNS
+        or following in _CHANGE
+        or following in _LIFT
+    )
 
 
 _AUXILIARIES = _words(
@@ -2315,7 +2321,25 @@ def _aspect_changed(r: _Read, changing: frozenset[int]) -> Departure | None:
             for v in r.st.values
         ):
             return _hit("later_change", None, f"{token!r} changes the rule's aspect", r.st)
+        # "The window was widened.": the extent changed, with no value to weigh.
+        if token in _EXTENT and not r.st.values and _own_aspect(r, aspects, position):
+            return _hit("later_change", None, f"{token!r} changes the rule's aspect", r.st)
     return None
+
+
+def _own_aspect(r: _Read, aspects: Sequence[int], position: int) -> bool:
+    """Tell whether an aspect noun before a change verb names the copy's ("the window")."""
+    before = [a for a in aspects if a < position]
+    if not before:
+        return False
+    lead = r.st.tokens[before[-1] - 1] if before[-1] else ""
+    return lead in _DETERMINERS or lead in _POINTERS or not lead
+
+
+_EXTENT = _words(
+    "widened narrowed extended shortened lengthened raised lowered increased reduced "
+    "doubled halved tightened loosened relaxed changed adjusted",
+)
 
 
 def _implicit_change(r: _Read) -> Departure | None:

@@ -3754,11 +3754,8 @@ def _topic_departure(  # noqa: C901, PLR0912 (one flat loop: it runs for every t
                     idle.add(sid)
         # "Daily spend stays under $500. Scrapped.": a remark with no subject of its own
         # right after the copy speaks about the copy.
-        remark = sid in after_copy and (
-            (elliptical(topic.wording.tokens) and not _restated_only(part, topic.wording.tokens))
-            or _refused(topic.wording.tokens)
-            or _corrected(part, topic.wording.tokens)
-        )
+        said = _remark(part, topic) if sid in after_copy else None
+        remark = said is not None
         departure = None
         implicit = False
         if readers or topic.implicit_value:
@@ -3766,7 +3763,7 @@ def _topic_departure(  # noqa: C901, PLR0912 (one flat loop: it runs for every t
             # line, speaks about the copy without naming it: "| lifted |", "(retired ...)".
             implicit = remark or (
                 attached
-                and index.sentences[sid].text.startswith(("|", "("))
+                and index.sentences[sid].text.startswith(_REMARK_OPENERS)
                 and any(index.same_line(sid, s) for s in skip)
             )
             if implicit and topic.implicit_value and _value in applying:
@@ -3793,7 +3790,7 @@ def _topic_departure(  # noqa: C901, PLR0912 (one flat loop: it runs for every t
             if unnamed is None and attached and topic.bare_permission:
                 unnamed = _bare_departure(topic, attached=attached)
             if unnamed is None and remark:
-                unnamed = _remark_departure(topic)
+                unnamed = said
     return unnamed or _remote_departure(part, index, skip, shared)
 
 
@@ -3985,15 +3982,59 @@ def _bare_lift(tokens: Sequence[str]) -> bool:
 _LIFT_ADVERBS = _words("temporarily partly partially effectively basically quietly officially now")
 
 
-def _remark_departure(topic: _Topic) -> Departure:
-    """Return the unnamed departure of a remark on the copy that no reader names.
+def _remark(part: Part, topic: _Topic) -> Departure | None:
+    """Return the unnamed departure of a sentence right after the copy that remarks on it.
 
-    "Not really.", "Or not.", "Not for this run.", "Until Monday, anyway.": it takes the
-    copy back, suspends or dates it, in a wording the tier cannot name; the copy does not
-    certify.
+    A fragment with no subject of its own ("Not really.", "Or not.", "Until Monday,
+    anyway.") may take the copy back, suspend or date it; a refusal ("Nobody agreed."), a
+    correction of one of its words ("That's Pacific time, not UTC.") or a label giving its
+    setting a new value ("max_retries: 8") says it is not in force as written. In a wording
+    the tier cannot name, the copy does not certify.
     """
-    why = "a remark right after the copy with no subject of its own may take it back"
-    return Departure(None, "elliptical_remark", why, topic.wording.text)
+    tokens, text = topic.wording.tokens, topic.wording.text
+    if elliptical(tokens) and not _restated_only(part, tokens):
+        why = "a remark right after the copy with no subject of its own may take it back"
+        return Departure(None, "elliptical_remark", why, text)
+    if is_on("refused_copy") and _refused(tokens):
+        return Departure(None, "refused_copy", "a remark right after the copy refuses it", text)
+    if is_on("corrected_copy") and _corrected(part, tokens):
+        why = "a remark right after the copy corrects one of its words"
+        return Departure(None, "corrected_copy", why, text)
+    if is_on("label_value") and _relabelled(part, topic.wording):
+        why = "a label right after the copy gives its setting another value"
+        return Departure(None, "label_value", why, text)
+    return None
+
+
+def _relabelled(part: Part, wording: Wording) -> bool:
+    """Tell whether a `key: value` line gives the rule's setting another value.
+
+    "max_retries: 8" after "Retry the webhook at most 4 times", "Retention: 30 days." after
+    "Keep audit logs for 90 days", "Required approvals: 1.": the key names the rule's verb,
+    object or aspect, and the value after the colon is a new one of the rule's measure.
+    """
+    key, colon, _ = wording.text.partition(":")
+    if not colon or len(key.split()) > _LABEL_WORDS or not wording.values:
+        return False
+    # Every word of the key is the rule's own, an aspect of it or a bound's label: "Debug
+    # logs: 14 days." after a rule on audit logs labels another kind of log.
+    named = {stem(w) for w in re.split(r"[\W_]+", key) if w}
+    rule_words = _facts(part).own | _VALUE_ASPECTS
+    if named.isdisjoint(rule_words) or not named - _LABEL_QUALIFIERS <= rule_words:
+        return False
+    return any(_new_value(part, v) or _bare_new(part, v) for v in wording.values)
+
+
+_LABEL_WORDS = 3
+_LABEL_QUALIFIERS = frozenset(
+    map(
+        stem,
+        _words(
+            "max min maximum minimum required limit cap number count total default num new "
+            "current updated revised latest",
+        ),
+    ),
+)
 
 
 def _bare_departure(topic: _Topic, *, attached: bool) -> Departure | None:
@@ -4234,7 +4275,39 @@ def _copy_frames(
         )
     if found is None and is_on("asked_copy") and _asked(index, cert.sids):
         found = Departure(None, "asked_copy", "the copy is asked, not stated", analysis.text)
+    if found is None and is_on("voiding_markup") and _voided(index, cert.sids):
+        found = Departure(None, "voiding_markup", "markup voids the copy", analysis.text)
     return residue, found if found is not None and is_on(found.rule) else None
+
+
+# What opens a remark on the copy's line that speaks about it without naming it: a table
+# cell, a bracketed remark, an editor's note in square brackets or an HTML comment.
+_REMARK_OPENERS = ("|", "(", "[", "<!--")
+
+
+def _voided(index: ViewIndex, sids: Sequence[int]) -> bool:
+    """Tell whether markup voids the copy: struck through, or a field that says it is off.
+
+    "~~Never write to orders_prod.~~", `{"rule": "...", "active": false}`, a YAML `status:
+    void` on the line after it: the copy is written down and switched off, so it does not
+    certify; the tier cannot name what replaces it.
+    """
+    first = index.sentences[sids[0]].text.lstrip("-*+> \t0123456789.")
+    if first.startswith(("~~", "<del>", "<s>", "<strike>")):
+        return True
+    texts = [index.sentences[sid].text for sid in sids]
+    after = index.next_id(sids[-1])
+    if after is not None:
+        texts.append(index.sentences[after].text)
+    return any(_VOID_FIELD.search(text) for text in texts)
+
+
+_VOID_FIELD = re.compile(
+    r"""["']?\b(?:active|enabled|in_force|enforced)["']?\s*[:=]\s*["']?(?:false|no|off)\b"""
+    r"""|["']?\b(?:status|state)["']?\s*[:=]\s*["']?"""
+    r"(?:void|voided|inactive|disabled|retired|superseded|rejected|lifted|off|expired|obsolete"
+    r"|withdrawn|revoked|deprecated)\b",
+)
 
 
 def _asked(index: ViewIndex, sids: Sequence[int]) -> bool:
@@ -4365,7 +4438,7 @@ class _Topics(dict[int, _Topic]):
         # `_value` is triggered by `implicit` alone (`TRIGGERS`), which no probe is: a
         # sentence with a value may be read by it as a remark on the copy's line.
         topic.implicit_value = bool(wording.values) and _value not in topic.readers
-        topic.cell_value = topic.implicit_value and wording.text.startswith(("|", "("))
+        topic.cell_value = topic.implicit_value and wording.text.startswith(_REMARK_OPENERS)
         self[sid] = topic
         if not (topic.readers or topic.bare_permission or topic.cell_value):
             self.dead.add(sid)

@@ -1240,7 +1240,41 @@ def _permission_found(r: _Read, permits: Sequence[int]) -> Departure | None:
     enough = [i for i in permits if tokens[i] in _ENOUGH]
     if enough and r.st.attached and any(_near(r.st, r.mentions, p) for p in enough):
         return _hit("later_permission", Kind.WEAKENED, "a lesser substitute is accepted", r.st)
-    return _ending_permitted(r, permits) or _value_permitted(r, permits)
+    return (
+        _ending_permitted(r, permits) or _value_permitted(r, permits) or _relative_overrun(r)
+    )
+
+
+def _relative_overrun(r: _Read) -> Departure | None:
+    """Find going past a bounded rule by a share or a multiple, permitted after its copy.
+
+    "Going 20% over is fine.", "Twice that is fine.", "We can spend 1.5x that.": the bound
+    is permitted to grow by some measure; the copy is weakened.
+    """
+    if not (r.st.attached and r.part.classes[Modality.MAX]) or not _overrun_said(r.st):
+        return None
+    return _hit("later_permission", Kind.WEAKENED, "going past the bound by a share", r.st)
+
+
+def _overrun_said(st: Statement) -> bool:
+    """Tell whether a statement names a multiple or a share over something."""
+    tokens = st.tokens
+    for position, token in enumerate(tokens):
+        # "Twice that", "double the cap", "1.5x that": a multiple of the bound ("Twice is
+        # fine." after "at most 4 times" counts times, `counted_act`).
+        following = tokens[position + 1] if position + 1 < len(tokens) else ""
+        multiple = token in _MULTIPLES or _TIMES_OVER.fullmatch(token) is not None
+        if multiple and following in _MULTIPLIED:
+            return True
+        if token.endswith("%") and any(t in _OVER for t in tokens[position + 1 : position + 3]):
+            return True
+    return False
+
+
+_MULTIPLES = _words("twice double triple thrice")
+_MULTIPLIED = _POINTERS | _words("the as our its")
+_TIMES_OVER = re.compile(r"\d+(?:\.\d+)?x")
+_OVER = _words("over above more beyond extra")
 
 
 def _ending_permitted(r: _Read, permits: Sequence[int]) -> Departure | None:
@@ -1500,6 +1534,10 @@ def _extension(r: _Read) -> Departure | None:
         return None
     tokens = r.st.tokens
     kind = Kind.WEAKENED if _scoped(tokens, r.own) else Kind.CONTRADICTED
+    if r.st.attached and _any_time(r.st):
+        # "Hotfixes can go out any time.", "Weekends are open all day.": a case let out of
+        # an exclusive time rule.
+        return _hit("later_extension", Kind.WEAKENED, "a case is let out at any time", r.st)
     if not r.mentions:
         return _another_name_too(r, kind)
     act = _act(r.part)
@@ -1551,6 +1589,25 @@ def _another_name_too(r: _Read, kind: Kind) -> Departure | None:
     if foreign:
         return _hit("later_extension", kind, f"{foreign[0]!r} is permitted too", r.st)
     return None
+
+
+def _any_time(st: Statement) -> bool:
+    """Tell whether a permission or an opening names any time ("can go out any time")."""
+    if not (st.permits or "open" in st.words):
+        return False
+    return _has_phrase(st.tokens, _ANY_TIME_PHRASES) is not None or "anytime" in st.words
+
+
+_ANY_TIME_PHRASES = _phrases(
+    """
+    any time
+    any day
+    any hour
+    all day
+    all week
+    around the clock
+    """,
+)
 
 
 def _names_too(st: Statement) -> bool:
@@ -2483,18 +2540,26 @@ def _set_value(r: _Read, new: Sequence[Value]) -> Departure | None:
     tokens = r.st.tokens
     for value in new:
         verbs = tokens[max(0, value.start - _REACH) : value.start]
+        if not _ADDED.isdisjoint(verbs) and r.part.classes[Modality.MAX]:
+            # "The user added $250 to it.", "gave us another $250": the bound is raised.
+            return _hit("later_value", Kind.MUTATED, f"{value.surface} is added to the rule", r.st)
         if _wants(tokens, value.start, r.own) or _sets(tokens, value.start):
             return _hit("later_value", Kind.MUTATED, f"{value.surface} is set for the rule", r.st)
         if not _APPROVING.isdisjoint(verbs):
-            if _past_bound(r.part, value):
-                why = f"{value.surface}, past the rule's bound, is approved"
-                return _hit("later_permission", Kind.WEAKENED, why, r.st)
-            return _hit("later_value", None, f"{value.surface} is approved", r.st)
+            return _approved(r, value)
         # "now it is 310 ms" under a 400 ms bound reports compliance; past it, a new bound.
         pointed = any(t in _POINTERS for t in verbs) and _past_bound(r.part, value)
         if pointed and "now" in tokens[: value.start] and "now" not in r.part.analysis.tokens:
             return _hit("later_value", None, f"{value.surface} may be the rule's new value", r.st)
     return None
+
+
+def _approved(r: _Read, value: Value) -> Departure:
+    """Return the departure of a value approved right after the copy."""
+    if _past_bound(r.part, value):
+        why = f"{value.surface}, past the rule's bound, is approved"
+        return _hit("later_permission", Kind.WEAKENED, why, r.st)
+    return _hit("later_value", None, f"{value.surface} is approved", r.st)
 
 
 def _sets(tokens: Sequence[str], start: int) -> bool:
@@ -2527,6 +2592,7 @@ def _wants(tokens: Sequence[str], start: int, own: frozenset[str]) -> bool:
 
 
 _LINKS = _words("to at be of only just now up the a")
+_ADDED = _words("added adds another extra additional")
 _WANTING = _words("wants want wanted requested")
 _SETTING = _words("set sets make made") | _WANTING
 _APPROVING = _words("approved approves ok'd okayed okd authorised authorized greenlit allowed")
@@ -3083,6 +3149,7 @@ def _permission_binds(facts: _Facts, st: Statement) -> bool:
                 not facts.ending.isdisjoint(stems)
                 or (not _ENOUGH.isdisjoint(st.words) and not facts.heads.isdisjoint(stems))
                 or st.bare_number  # "55 is fine." (`_value_permitted`, `_bare_past_bound`)
+                or _overrun_said(st)  # "Twice that is fine." (`_relative_overrun`)
             )
         )
     )
@@ -3128,6 +3195,7 @@ def _value_binds(facts: _Facts, st: Statement) -> bool:
                 and not _bounds_a_value(st.tokens, st.values)
                 and _SETTING.isdisjoint(st.words)  # `_set_value`
                 and _APPROVING.isdisjoint(st.words)
+                and _ADDED.isdisjoint(st.words)
             )
         )
     )
@@ -3145,7 +3213,8 @@ BINDS: dict[Reader, Callable[[_Facts, Statement], bool]] = {
     _lift: _lift_binds,
     _permission: _permission_binds,
     _extension: lambda facts, st: (
-        not facts.heads.isdisjoint(st.stem_set) or (st.attached and _names_too(st))
+        not facts.heads.isdisjoint(st.stem_set)
+        or (st.attached and (_names_too(st) or _any_time(st)))
     ),
     _change: _change_binds,
     _value: _value_binds,
@@ -3184,7 +3253,9 @@ def _change_needs(st: Statement) -> frozenset[Need] | None:
 NEEDS: dict[Reader, Callable[[Statement], frozenset[Need] | None]] = {
     _lift: lambda st: None if st.may_refer else st.stem_set,
     _permission: _permission_needs,
-    _extension: lambda st: None if st.attached and _names_too(st) else st.stem_set,
+    _extension: lambda st: (
+        None if st.attached and (_names_too(st) or _any_time(st)) else st.stem_set
+    ),
     _change: _change_needs,
     _value: lambda st: (
         st.measures | ({_COUNTS} if st.bare_number else _NONE)
@@ -3811,6 +3882,8 @@ _MORE_OR_LESS = _words("more less fewer over above beyond below under higher low
 
 def _per_remark(tokens: Sequence[str]) -> bool:
     """Tell whether a fragment re-counts the copy per something ("Per day.")."""
+    if tokens[0] in _EACH and any(t in _POINTERS for t in tokens[1:]):
+        return True  # "Each team gets that much."
     if tokens[0] == "per":
         at = 0
     elif tokens[0] in ANAPHORS and "per" in tokens[1:3]:
@@ -3877,7 +3950,8 @@ def _restated_only(part: Part, tokens: Sequence[str]) -> bool:
     return not content or all(stem(t) in own or stem(t) in _READ_WORDS for t in content)
 
 
-_SCOPING_WORDS = frozenset({"only", "per"}) | ANAPHORS
+_EACH = _words("each every")
+_SCOPING_WORDS = frozenset({"only", "per"}) | ANAPHORS | _EACH
 _READ_WORDS = frozenset(stem(w) for w in ("read", "reads", "reading", "select", "selects"))
 
 
@@ -3900,16 +3974,16 @@ def elliptical(tokens: Sequence[str]) -> bool:
     denied = (
         first in _DENYING_WORDS and (len(tokens) == 1 or token_key(tokens[1]) is None)
     ) or tuple(tokens[:3]) == ("out", "of", "date")
-    # "No cap.", "No limit now.": the rule's own noun denied in a fragment says no force.
-    if _hedges(tokens) or (first == "no" and len(tokens) > 1 and stem(tokens[1]) in RULE_NOUNS):
+    # "Per day.", "That is per region.", "Each team gets that much.": the total re-counted;
+    # "No cap.", "No limit now.": the rule's own noun denied, which says no force.
+    denied_noun = first == "no" and len(tokens) > 1 and stem(tokens[1]) in RULE_NOUNS
+    if _hedges(tokens) or _per_remark(tokens) or denied_noun:
         return True
     # "Staging only.", "Only on staging.", "Applies to staging only.": the copy narrowed.
     # An imperative that opens on "only" ("Only allow SSH from ...") has its own verb.
     only = tokens[-1] == "only" or (
         first == "only" and len(tokens) > 1 and tokens[1] in _SCOPE_PREPOSITIONS
     )
-    # "Per day.", "That is per region.": the copy's total re-counted per something.
-    only = only or _per_remark(tokens)
     if not (first in _ELLIPTICAL_OPENERS or bare_no or denied or only or _bare_lift(tokens)):
         return False
     if tokens == ("no",):
@@ -4495,6 +4569,8 @@ def _window_of(index: ViewIndex, sids: Sequence[int]) -> Analysis:
 
 
 _DEPARTURE_WORDS = frozenset().union(
+    _ADDED,
+    _MULTIPLES,
     _WRITABLE,
     _ACCESS,
     _ALLOWING,

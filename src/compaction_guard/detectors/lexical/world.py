@@ -257,6 +257,9 @@ _LIFT_PHRASES = _phrases(
     took it back
     taken back
     walked back
+    not true
+    n't true
+    is false
     rejected it
     rejected that
     rejected this
@@ -434,12 +437,27 @@ _STRONG_DISOWN = _words(
     "void withdrawn ignore ignored expired dropped removed discarded abandoned scrapped "
     "cancelled canceled overruled",
 )
-_DISOWN_PHRASES = _phrases(
+# "Not adopted:", "Not accepted:": a label that a negation makes disown the copy.
+_NOT_TAKEN = _phrases(
+    """
+    not adopted
+    not accepted
+    not approved
+    never adopted
+    never approved
+    """,
+)
+_DISOWN_PHRASES = _NOT_TAKEN + _phrases(
     """
     not used
     no longer
     not in force
     not apply
+    decided against
+    voted against
+    changed their mind
+    changed his mind
+    changed her mind
     """,
 )
 _PAST_SOURCE = _words("old former previous last earlier draft rejected outdated legacy")
@@ -1580,7 +1598,9 @@ def _another_name_too(r: _Read, kind: Kind) -> Departure | None:
         return None
     own = set(r.part.analysis.tokens)
     shapes = {_name_shape(t) for t in own if _is_name_like(t)}
-    if not shapes or not (r.st.permits or not _WORKS.isdisjoint(r.words)):
+    # Permitted or working "too", or the data placed there ("We mirror it to us-east-1").
+    placed = not _PLACING.isdisjoint(r.words)
+    if not shapes or not (r.st.permits or placed or not _WORKS.isdisjoint(r.words)):
         return None
     # Of the rule's own name's shape: "us-east-1" for "eu-west-1", not "the v2 client".
     foreign = [
@@ -1611,8 +1631,19 @@ _ANY_TIME_PHRASES = _phrases(
 
 
 def _names_too(st: Statement) -> bool:
-    """Tell whether a statement holds an adding word and a name-like token."""
-    return not _ADDING.isdisjoint(st.words) and any(map(_is_name_like, st.words))
+    """Tell whether a statement holds a name-like token and an adding or placing word."""
+    words = st.words
+    adds = not (_ADDING.isdisjoint(words) and _SECOND.isdisjoint(words))
+    return (adds or not _PLACING.isdisjoint(words)) and any(map(_is_name_like, words))
+
+
+# "approved us-west-2 as a second region"; "We mirror it to us-east-1", "Backups live in
+# us-east-1": data placed in a place of the rule's own kind.
+_SECOND = _words("second another additional extra")
+_PLACING = _words(
+    "mirror mirrors mirrored replicate replicates replicated sync syncs synced live lives "
+    "copied stored kept",
+)
 
 
 def _name_shape(token: str) -> str:
@@ -2272,6 +2303,12 @@ def _exempted(tokens: Sequence[str]) -> bool:
 def _exempt_at(tokens: Sequence[str]) -> int | None:
     """Return where a copula's exemption or a "does not count" stands, or None."""
     for position, (before, word) in enumerate(itertools.pairwise(("", *tokens))):
+        # "Retries after a deploy reset the count.", "Batch calls count as one.": the count
+        # redefined so that some cases stop adding to it.
+        lead = tokens[max(0, position - 2) : position]
+        reset = before in _RESETS or (len(lead) == 2 and lead[0] in _RESETS)  # noqa: PLR2004
+        if word in _COUNTING and (reset or tuple(tokens[position + 1 : position + 3]) == _AS_ONE):
+            return position
         exempt = word in _EXEMPT and (before in _COPULA_WORDS or before == "not")
         if exempt or (word, before) == ("exception", "an"):
             return position
@@ -2281,7 +2318,9 @@ def _exempt_at(tokens: Sequence[str]) -> int | None:
 
 
 _COPULA_WORDS = _words("is are was were be")
-_COUNTING = _words("count counts counted")
+_COUNTING = _words("count counts counted counter")
+_RESETS = _words("reset resets")
+_AS_ONE = ("as", "one")
 _NO_ONE = _words("nothing none no nobody noone neither")
 
 
@@ -2930,7 +2969,7 @@ def _permission_trigger(st: Statement) -> bool:
 
 
 def _extension_trigger(st: Statement) -> bool:
-    return not _ADDING.isdisjoint(st.words) or _permission_trigger(st)
+    return not _ADDING.isdisjoint(st.words) or _permission_trigger(st) or _names_too(st)
 
 
 def _exception_trigger(st: Statement) -> bool:
@@ -2995,7 +3034,7 @@ CUES: dict[Reader, frozenset[str]] = {
     _lift: _LIFT_CUES,
     _supersede: _SUPERSEDE_CUES,
     _permission: _PERMIT,  # `Statement.permits` needs a permission word
-    _extension: _ADDING | _PERMIT,
+    _extension: _ADDING | _PERMIT | _PLACING | _SECOND,
     _exception: _EXCEPT_CUES | _EXEMPT | _COUNTING,
     _scope: _SCOPE_CUES,
     _change: _CHANGE | _MOVING | _LIFT,
@@ -3370,6 +3409,9 @@ def _bare_standing(part: Part, text: str) -> Departure | None:
         return qualifier
     for words in bare_words(text):
         expanded, _ = _expand(words)
+        if _has_phrase(expanded, _NOT_TAKEN) is not None:
+            why = "a label says the copy was not taken up"
+            return Departure(Kind.CONTRADICTED, "suspending_heading", why, " ".join(words))
         if not _NEGATORS.isdisjoint(expanded):
             continue  # "Not a draft:" affirms; hedge words are the frames' (frame.py)
         own = set(part.analysis.tokens)
@@ -3902,6 +3944,10 @@ def _refused(tokens: Sequence[str]) -> bool:
     """
     if len(tokens) > _REFUSAL_WORDS:
         return False
+    if "opposite" in tokens and not _WANTING.isdisjoint(tokens):
+        return True  # "The user now wants the opposite."
+    if tokens[0] in _DANGLING and len(tokens) > 1:
+        return True  # "Unless the user says otherwise in chat.": a condition on the copy
     if tokens[0] in _NOBODY and "agreed" in tokens[1:3]:
         # "Nobody agreed to skip it." agrees with the rule: only the copy may be refused.
         rest = tokens[tokens.index("agreed") + 1 :]
@@ -3910,6 +3956,7 @@ def _refused(tokens: Sequence[str]) -> bool:
 
 
 _NOBODY = _words("nobody noone")
+_DANGLING = _words("unless except provided")
 _TO_IT = _words("to with that this it him her them")
 _REFUSAL_WORDS = 10
 
@@ -4570,6 +4617,8 @@ def _window_of(index: ViewIndex, sids: Sequence[int]) -> Analysis:
 
 _DEPARTURE_WORDS = frozenset().union(
     _ADDED,
+    _PLACING,
+    _SECOND,
     _MULTIPLES,
     _WRITABLE,
     _ACCESS,

@@ -1685,6 +1685,85 @@ def _write_opened(r: _Read) -> Departure | None:
     return None
 
 
+def _ordered(r: _Read) -> Departure | None:
+    """Find an order to do what the rule bans or bounds, right after its copy.
+
+    "Log them at trace level." after "Never log email addresses": the banned verb opens
+    the sentence, its object a pronoun for the rule's own. "Retry forever on 503s.", "Spend
+    whatever is needed.": the bounded verb with no bound. A scope ("on 503s") weakens.
+    """
+    tokens = r.st.tokens
+    if not (r.st.attached and len(tokens) > 1) or not _NOWHERE.isdisjoint(tokens):
+        return None  # "Log them nowhere.", "Retry it never.": the order keeps the rule
+    verb = stem(tokens[0])
+    banned = verb in _banned(r.part) and tokens[1] in _OBJECTS
+    # A money bound ("The budget cap for this run is $500.") bounds spending, named or not.
+    money = verb == _SPEND and any(v.dimension == "money" for v in r.part.analysis.values)
+    unbounded = (
+        bool(r.part.classes[Modality.MAX])
+        and (verb in r.own or money)
+        and not _UNBOUNDED.isdisjoint(tokens)
+    )
+    if not (banned or unbounded):
+        return None
+    kind = Kind.WEAKENED if _scoped(tokens[1:], r.own) else Kind.CONTRADICTED
+    return _hit("later_permission", kind, f"{tokens[0]!r} is ordered against the rule", r.st)
+
+
+_OBJECTS = _words("them it those these")
+_NOWHERE = _NEGATORS | _words("nowhere none")
+_SPEND = stem("spend")
+# Of `_OBJECTS`, those the sentence prefilter (`_may_depart`) passes: "it" opens too many
+# statements to read each; "Log them at trace level." needs "them".
+_ORDER_OBJECTS = _words("them those these")
+_UNBOUNDED = _words("forever indefinitely unlimited whatever endlessly limitless")
+
+
+def _requirement_put_off(r: _Read) -> Departure | None:
+    """Find what a "without" rule requires put after the act, or the act done without it.
+
+    "Reviews can happen after merging.", "The user will review later." after "Never merge
+    to main without a code review": the requirement comes after the act. "Admins can push
+    directly.", "Docs-only changes can go straight in.": a case skips it. Both weaken.
+    """
+    rule = r.part.analysis.tokens
+    if not r.st.attached or "without" not in rule:
+        return None
+    tokens, stems = r.st.tokens, r.st.stems
+    # "push directly", "go straight in": the bypass word follows a verb of going in.
+    bypass = [
+        i
+        for i, t in enumerate(tokens)
+        if t in _BYPASS
+        and any(w in _GOING_IN or stem(w) in r.own for w in tokens[max(0, i - 2) : i])
+    ]
+    if r.st.permits and bypass:
+        why = "a case goes in without the requirement"
+        return _hit("later_exception", Kind.WEAKENED, why, r.st)
+    # What the rule requires: its words after "without" ("a code review").
+    required = {stem(t) for t in rule[rule.index("without") + 1 :]} - _STOP_STEMS
+    said = [i for i, word in enumerate(stems) if word in required]
+    if not said:
+        return None
+    # "Reviews can happen after merging": the requirement before "after" and the banned act.
+    banned = _banned(r.part) - required
+    after = any(
+        t == "after" and i > said[0] and i + 1 < len(tokens) and stems[i + 1] in banned
+        for i, t in enumerate(tokens)
+    )
+    if after or not _LATER.isdisjoint(tokens):
+        why = "the rule's requirement is put after the act"
+        return _hit("later_exception", Kind.WEAKENED, why, r.st)
+    return None
+
+
+_STOP_STEMS = frozenset(map(stem, STOPWORDS))
+_BYPASS = _words("directly straight unreviewed")
+_GOING_IN = _words("push pushed go goes went land lands ship ships commit commits merge merged")
+_LATER = _words("later afterwards afterward")
+_PUT_OFF_CUES = _BYPASS | _LATER | {"after"}
+
+
 def _read_only_rule(part: Part) -> bool:
     """Tell whether a rule keeps something read-only ("is read-only", "Never write to")."""
     negated = part.parity == 1 and not _WRITE_WORDS.isdisjoint(part.analysis.tokens)
@@ -2930,6 +3009,8 @@ _READERS = (
     _concession,
     _allowance,
     _write_opened,
+    _ordered,
+    _requirement_put_off,
 )
 
 Reader = Callable[["_Read"], "Departure | None"]
@@ -3044,6 +3125,8 @@ CUES: dict[Reader, frozenset[str]] = {
     _omission: _OMIT,
     _concession: _CONCESSION_CUES,
     _write_opened: _WRITABLE | _WRITE_WORDS,
+    _ordered: _OBJECTS | _UNBOUNDED,
+    _requirement_put_off: _PUT_OFF_CUES,
     _allowance: _ALLOWING,
 }
 
@@ -3130,6 +3213,8 @@ APPLIES: dict[Reader, Callable[[Part], bool]] = {
     _unit_permission: lambda part: bool(rule_units(part)),  # `other_unit` needs the rule's
     _allowance: lambda part: bool(part.analysis.values),  # `_past_bound` needs a rule value
     _write_opened: _read_only_rule,
+    _ordered: lambda part: bool(_banned(part) or part.classes[Modality.MAX]),
+    _requirement_put_off: lambda part: "without" in part.analysis.tokens,
 }
 
 
@@ -4616,6 +4701,9 @@ def _window_of(index: ViewIndex, sids: Sequence[int]) -> Analysis:
 
 
 _DEPARTURE_WORDS = frozenset().union(
+    _PUT_OFF_CUES,
+    _UNBOUNDED,
+    _ORDER_OBJECTS,
     _ADDED,
     _PLACING,
     _SECOND,

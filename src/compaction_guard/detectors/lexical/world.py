@@ -275,7 +275,7 @@ _LIFT_PHRASES = _phrases(
 ) + _TEMPORARY_PHRASES + tuple(
     # "There is no cap.", "there's no such rule": the rule's own noun said not to exist.
     (*lead.split(), noun)
-    for lead in ("there is no", "there are no", "there is no such", "no such")
+    for lead in ("there is no", "there are no", "there is no such", "no such", "has no", "have no")
     for noun in sorted(
         _words(
             "cap caps limit limits rule rules constraint constraints restriction restrictions "
@@ -1095,6 +1095,11 @@ def _lift(r: _Read) -> Departure | None:
         rest = tokens[at + 2 :]
         # "does not apply to admins": the rule is lifted for some
         some = tokens[at + 1] == "apply" and len(rest) > 1 and rest[0] == "to"
+        # "the search endpoint has no limit": a case of the rule's, not a pointer, has none.
+        subject = tokens[at - 1] if at else ""
+        some = some or (
+            tokens[at] in _HAVING and subject not in _POINTERS and stem(subject) not in r.own
+        )
         later = _has_phrase(tokens[at:], _TEMPORARY_PHRASES) == 0
         kind = Kind.WEAKENED if some or later or _scoped(rest, r.own) else Kind.CONTRADICTED
         return _hit("later_lift", kind, "a lifting phrase names the rule", r.st)
@@ -1241,10 +1246,9 @@ def _permission_found(r: _Read, permits: Sequence[int]) -> Departure | None:
             if (named or r.st.implicit or opens) and _near(r.st, permits, position):
                 why = "a permission to act against the rule"
                 return _hit("later_permission", _permit_kind(r), why, r.st)
-    pointed = [i for i in r.refs if tokens[i] in _POINTERS]
-    if r.st.implicit and any(_near(r.st, pointed, p) for p in permits):
-        # "(GET requests are fine without it)" right after the copy
-        return _hit("later_permission", Kind.WEAKENED, "a permission added to the copy", r.st)
+    remarked = _remark_permits(r, permits) if r.st.implicit else None
+    if remarked is not None:
+        return remarked
     if r.mentions or r.st.values:
         banned = _banned(r.part)
         forbidden = [i for i in r.mentions if stem(tokens[i]) in banned]
@@ -1354,6 +1358,22 @@ _PASSING = _words("after once")
 _OBJECT_PRONOUNS = _words("they them it these those")
 _HELD_LEADS = _words("after once when if following upon unless until before provided")
 _ANY_TIME = _words("any anytime whenever early earlier sooner")
+
+
+def _remark_permits(r: _Read, permits: Sequence[int]) -> Departure | None:
+    """Find a permission in the copy's own remark that adds to it or lets a case through.
+
+    "(GET requests are fine without it)": a pointer to the copy next to the permission.
+    "(though small fixes are fine)": a conceding remark accepts a case ("though we may need
+    $1,200" says what may come, which `_permitted_reach` reads).
+    """
+    tokens = r.st.tokens
+    pointed = [i for i in r.refs if tokens[i] in _POINTERS]
+    if any(_near(r.st, pointed, p) for p in permits):
+        return _hit("later_permission", Kind.WEAKENED, "a permission added to the copy", r.st)
+    if tokens[0] in _CONCEDING and any(tokens[p] in _ACCEPTING for p in permits):
+        return _hit("later_permission", Kind.WEAKENED, "a case is let through", r.st)
+    return None
 
 
 def _bare_pointer_after(tokens: Sequence[str], start: int) -> bool:
@@ -1758,6 +1778,8 @@ def _requirement_put_off(r: _Read) -> Departure | None:
 
 
 _STOP_STEMS = frozenset(map(stem, STOPWORDS))
+_HAVING = _words("has have")
+_CONCEDING = _words("though although but")
 _BYPASS = _words("directly straight unreviewed")
 _GOING_IN = _words("push pushed go goes went land lands ship ships commit commits merge merged")
 _LATER = _words("later afterwards afterward")

@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import InitVar, dataclass, field
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from compaction_guard.anchors import comparable, extract_values, unit_word, values_equal
@@ -707,6 +708,8 @@ def _measure_keys(value: Value) -> tuple[tuple[str, ...], ...]:
     and a statement's can be `_new_value` of each other only when their keys meet: one
     set test tells a statement with no value of the rule's measure from one with some.
     """
+    if value.ends:  # "01:00-05:00" measures what its ends do (`_new_value`)
+        return tuple(key for end in value.ends for key in _measure_keys(end))
     if value.dimension != "count":
         return ((value.kind, value.dimension),)
     keys: tuple[tuple[str, ...], ...] = ((value.kind, "count", "unit", value.unit),)
@@ -1403,25 +1406,69 @@ def _value_permitted(r: _Read, permits: Sequence[int]) -> Departure | None:
         if any(_near(r.st, other, p) or _said_of(r.st, other, p) for p in accepting):
             why = "another value of the rule is permitted"
             return _hit("later_permission", _permit_kind(r), why, r.st)
-        # "(55 is fine.)" after "under 40 GB": the copy's own remark may leave the unit out,
-        # or count something else; past the bound, the tier cannot tell which. So may a
-        # sentence of its own right after the copy that opens on the figure ("55 is fine.").
-        # "55 is fine." as a sentence of its own opens on the figure.
-        bare = [
-            v.start
-            for v in r.st.values
-            if (r.st.implicit or v.start == 0) and _bare_past_bound(r.part, v)
-        ]
-        if any(_near(r.st, bare, p) or _said_of(r.st, bare, p) for p in accepting):
-            why = "a figure with no unit past the rule's bound is permitted"
-            return _hit("later_permission", None, why, r.st)
-        return None
+        return _past_in_another_form(r, accepting)
     # Away from the copy, "400 words is OK" may be about another thing measured in words:
     # never a certification, never a named kind.
     other = [v.start for v in new if _measured(v)]
     if any(_near(r.st, other, p) for p in accepting):
         return _hit("later_permission", None, "another value of the rule's unit is permitted", r.st)
     return None
+
+
+def _past_in_another_form(r: _Read, accepting: Sequence[int]) -> Departure | None:
+    """Find a value past the bound, written with no unit or per another period, accepted.
+
+    "(55 is fine.)" after "under 40 GB": the copy's own remark may leave the unit out, or
+    count something else; past the bound, the tier cannot tell which. So may a sentence
+    of its own right after the copy that opens on the figure ("55 is fine."). "5000 an
+    hour is acceptable" after "at most 60 requests per minute" is past it (weakened).
+    """
+    bare = [
+        v.start
+        for v in r.st.values
+        if (r.st.implicit or v.start == 0) and _bare_past_bound(r.part, v)
+    ]
+    if any(_near(r.st, bare, p) or _said_of(r.st, bare, p) for p in accepting):
+        why = "a figure with no unit past the rule's bound is permitted"
+        return _hit("later_permission", None, why, r.st)
+    rates = [v.start for v in r.st.values if _rate_past(r.part, v)]
+    if any(_near(r.st, rates, p) or _said_of(r.st, rates, p) for p in accepting):
+        why = "a rate past the rule's bound, per another period, is permitted"
+        return _hit("later_permission", Kind.WEAKENED, why, r.st)
+    return None
+
+
+def _rate_past(part: Part, value: Value) -> bool:
+    """Tell whether a rate per another period lies past the rule's bound on its rate.
+
+    "5000 an hour" is 83 a minute, past "at most 60 requests per minute"; the count's unit
+    must be the rule's or left out.
+    """
+    if not value.per.startswith(_PER_TIME):
+        return False
+    low, high = bool(part.classes[Modality.MIN]), bool(part.classes[Modality.MAX])
+    for bound in part.analysis.values:
+        if not bound.per.startswith(_PER_TIME) or bound.per == value.per:
+            continue
+        if value.unit not in {"", bound.unit} or low == high:
+            continue
+        period, own_period = _period(value.per), _period(bound.per)
+        if not (period and own_period):
+            continue
+        rate = value.amount * own_period / period
+        return rate > bound.amount if high else rate < bound.amount
+    return False
+
+
+_PER_TIME = "time:"
+
+
+def _period(per: str) -> Fraction:
+    """Return the seconds of a `time:<seconds>` period, or 0 when it is not one."""
+    try:
+        return Fraction(per.removeprefix(_PER_TIME))
+    except ValueError:
+        return Fraction(0)
 
 
 def _permitted_new(r: _Read, value: Value, *, reported: bool) -> bool:
@@ -2604,6 +2651,11 @@ def _target_changed(r: _Read) -> Departure | None:
 def _new_value(part: Part, value: Value) -> bool:
     """Tell whether `value` measures what one of the part's values does, and differs."""
     values = part.analysis.values
+    if value.ends and not any(comparable(v, value) for v in values):
+        # "The window is now 01:00-05:00." after "between 01:00 and 03:00": the range is
+        # new when one of its ends is none of the rule's values of that measure.
+        ends = [e for e in value.ends if any(comparable(v, e) for v in values)]
+        return bool(ends) and not all(any(values_equal(v, e) for v in values) for e in ends)
     value = _counted(part, value)
     same = [v for v in values if comparable(v, value) and _same_unit(v, value)]
     return bool(same) and not any(values_equal(v, value) for v in values)
@@ -3296,6 +3348,7 @@ def _permission_binds(facts: _Facts, st: Statement) -> bool:
                 or (not _ENOUGH.isdisjoint(st.words) and not facts.heads.isdisjoint(stems))
                 or st.bare_number  # "55 is fine." (`_value_permitted`, `_bare_past_bound`)
                 or _overrun_said(st)  # "Twice that is fine." (`_relative_overrun`)
+                or any(v.per for v in st.values)  # "5000 an hour is fine." (`_rate_past`)
             )
         )
     )

@@ -2982,19 +2982,30 @@ def _past_bound(part: Part, value: Value) -> bool:
 def _bare_past_bound(part: Part, value: Value) -> bool:
     """Tell whether a figure with no unit ("55") lies past the rule's one bound as written.
 
-    Read in the rule's unit, "55" is past "under 40 GB" and "7" past "at most 4 times";
-    it is compared with the bound's figure as written, since it has no unit to convert.
-    A rule with a rate or a bound with no unit of its own compares such a figure already.
+    Read in the rule's unit, "55" is past "under 40 GB", "7" past "at most 4 times" and
+    "120" past "at most 60 requests per minute"; it is compared with the bound's figure as
+    written, since it has no unit to convert. A bound with no unit of its own compares
+    such a figure already. "7 attempts" counts the first try too: past "at most 4 times"
+    only beyond 5.
     """
-    if value.kind != "number" or value.unit or value.per:
+    if value.kind != "number" or value.per:
         return False
     classes = part.classes
     low, high = bool(classes[Modality.MIN]), bool(classes[Modality.MAX])
     values = part.analysis.values
-    if low == high or len(values) != 1 or not values[0].unit or values[0].per:
+    if low == high or len(values) != 1 or not values[0].unit:
         return False
     bound = values[0].raw
+    if value.unit:
+        if value.unit not in _ATTEMPTS or values[0].unit not in _TIMES or low:
+            return False
+        bound += 1  # the first try is an attempt, not a retry
     return value.raw < bound if low else value.raw > bound
+
+
+# The count units of tries, and of the times a rule bounds its act ("at most 4 times").
+_ATTEMPTS = frozenset({"attempt", "try"})
+_TIMES = frozenset({"tim", "time"})
 
 
 def _remark_value(r: _Read) -> Departure | None:
@@ -3347,6 +3358,7 @@ def _permission_binds(facts: _Facts, st: Statement) -> bool:
                 not facts.ending.isdisjoint(stems)
                 or (not _ENOUGH.isdisjoint(st.words) and not facts.heads.isdisjoint(stems))
                 or st.bare_number  # "55 is fine." (`_value_permitted`, `_bare_past_bound`)
+                or any(v.unit in _ATTEMPTS for v in st.values)  # "7 tries is fine." (the same)
                 or _overrun_said(st)  # "Twice that is fine." (`_relative_overrun`)
                 or any(v.per for v in st.values)  # "5000 an hour is fine." (`_rate_past`)
             )
@@ -4028,7 +4040,9 @@ def _topic_departure(  # noqa: C901, PLR0912 (one flat loop: it runs for every t
         # "Daily spend stays under $500. Scrapped.": a remark with no subject of its own
         # right after the copy speaks about the copy.
         said = _remark(part, topic) if sid in after_copy else None
-        remark = said is not None
+        # Only a remark with no subject of its own takes the rule as its subject; a refusal,
+        # a correction or a label only keeps the copy from certifying.
+        remark = said is not None and said.rule == "elliptical_remark"
         departure = None
         implicit = False
         if readers or topic.implicit_value:
@@ -4062,7 +4076,7 @@ def _topic_departure(  # noqa: C901, PLR0912 (one flat loop: it runs for every t
             unnamed = departure
             if unnamed is None and attached and topic.bare_permission:
                 unnamed = _bare_departure(topic, attached=attached)
-            if unnamed is None and remark:
+            if unnamed is None:
                 unnamed = said
     return unnamed or _remote_departure(part, index, skip, shared)
 
@@ -4100,10 +4114,15 @@ def _refused(tokens: Sequence[str]) -> bool:
     """Tell whether a short sentence refuses the one before ("Nobody agreed.").
 
     "Nobody agreed.", "No one agreed to that.", "The user disagreed and set no cap.":
-    after a copy, most often one quoted from someone, the copy is not in force.
+    after a copy, most often one quoted from someone, the copy is not in force. So is it
+    after "There is no limit." (a bounded rule's copy has it read as a lift, `_lift`).
     """
     if len(tokens) > _REFUSAL_WORDS:
         return False
+    words = _expand(tokens)[0]
+    at = _has_phrase(words, _NO_LIMIT)
+    if at is not None and all(w in _WHEN_WORDS or w in _NOW for w in words[at + 4 :]):
+        return True  # "Starting tomorrow there is no limit." ("... on storage": another's)
     if "opposite" in tokens and not _WANTING.isdisjoint(tokens):
         return True  # "The user now wants the opposite."
     if tokens[0] in _DANGLING and len(tokens) > 1:
@@ -4116,6 +4135,16 @@ def _refused(tokens: Sequence[str]) -> bool:
 
 
 _NOBODY = _words("nobody noone")
+_NOW = _words("now anymore either today tomorrow")
+_NO_LIMIT = _phrases(
+    """
+    there is no limit
+    there are no limits
+    there is no cap
+    there is no rule
+    there is no restriction
+    """,
+)
 _DANGLING = _words("unless except provided")
 _TO_IT = _words("to with that this it him her them")
 _REFUSAL_WORDS = 10

@@ -538,6 +538,10 @@ def _expand(
     return tuple(out), tuple(numbers)
 
 
+# What `_expand` splits: "n't", or a pronoun's contraction ("that's", "they've").
+_CONTRACTED = re.compile(
+    r"n't|\b(?:it|that|this|there|these|those|they|we|you|i|he|she|here|what)'(?:s|re|ll|ve|d)\b",
+)
 # The auxiliaries a pronoun's contraction stands for, and the pronouns that contract.
 _PRONOUN_CONTRACTIONS = {"s": "is", "re": "are", "ll": "will", "ve": "have", "d": "would"}
 _CONTRACTING_PRONOUNS = _words("it that this there these those they we you i he she here what")
@@ -551,7 +555,7 @@ def statement_of(
     derived: bool = True,
 ) -> Statement:
     """Return one read sentence as a statement (`derived` False: for the triggers only)."""
-    if "'" not in analysis.text:  # tokens are pieces of the text: nothing to split
+    if _CONTRACTED.search(analysis.text) is None:  # tokens are pieces of the text
         return Statement(
             analysis.tokens,
             analysis.values,
@@ -1283,6 +1287,10 @@ def _relative_overrun(r: _Read) -> Departure | None:
 
 def _overrun_said(st: Statement) -> bool:
     """Tell whether a statement names a multiple or a share over something."""
+    words = st.words
+    # Most statements hold no multiple word and no figure ending in "x" or "%".
+    if _MULTIPLES.isdisjoint(words) and not any(w[-1] in "x%" and w[0].isdigit() for w in words):
+        return False
     tokens = st.tokens
     for position, token in enumerate(tokens):
         # "Twice that", "double the cap", "1.5x that": a multiple of the bound ("Twice is
@@ -1664,7 +1672,7 @@ def _another_name_too(r: _Read, kind: Kind) -> Departure | None:
     if not (r.st.attached and _names_too(r.st)):
         return None
     own = set(r.part.analysis.tokens)
-    shapes = {_name_shape(t) for t in own if _is_name_like(t)}
+    shapes = _SHAPES.get(r.part, _name_shapes)
     # Permitted or working "too", or the data placed there ("We mirror it to us-east-1").
     placed = not _PLACING.isdisjoint(r.words)
     if not shapes or not (r.st.permits or placed or not _WORKS.isdisjoint(r.words)):
@@ -1711,6 +1719,15 @@ _PLACING = _words(
     "mirror mirrors mirrored replicate replicates replicated sync syncs synced live lives "
     "copied stored kept",
 )
+
+
+def _name_shapes(part: Part) -> frozenset[str]:
+    """Return the shapes of the rule's own names ("eu-west-1" is "a-a-0")."""
+    return frozenset(_name_shape(t) for t in part.analysis.tokens if _is_name_like(t))
+
+
+# Like `_FACTS`: worked out once per part, not once per statement read.
+_SHAPES: IdentityMemo[Part, frozenset[str]] = IdentityMemo(_PART_WORDS_LIMIT)
 
 
 def _name_shape(token: str) -> str:
@@ -2453,10 +2470,11 @@ def _exempt_at(tokens: Sequence[str]) -> int | None:
     for position, (before, word) in enumerate(itertools.pairwise(("", *tokens))):
         # "Retries after a deploy reset the count.", "Batch calls count as one.": the count
         # redefined so that some cases stop adding to it.
-        lead = tokens[max(0, position - 2) : position]
-        reset = before in _RESETS or (len(lead) == 2 and lead[0] in _RESETS)  # noqa: PLR2004
-        if word in _COUNTING and (reset or tuple(tokens[position + 1 : position + 3]) == _AS_ONE):
-            return position
+        if word in _COUNTING:
+            lead = tokens[max(0, position - 2) : position]
+            reset = before in _RESETS or (len(lead) == 2 and lead[0] in _RESETS)  # noqa: PLR2004
+            if reset or tuple(tokens[position + 1 : position + 3]) == _AS_ONE:
+                return position
         exempt = word in _EXEMPT and (before in _COPULA_WORDS or before == "not")
         if exempt or (word, before) == ("exception", "an"):
             return position
@@ -3896,7 +3914,10 @@ _WHOLE = frozenset({("in", "total"), ("in", "all"), ("in", "full")})  # the whol
 
 
 def _is_name_like(token: str) -> bool:
-    return any(ch in token for ch in "/_.@#") or any(ch.isdigit() for ch in token)
+    return _NAME_MARK.search(token) is not None
+
+
+_NAME_MARK = re.compile(r"[/_.@#\d]")
 
 
 def topic_sentences(part: Part, index: ViewIndex, skip: frozenset[int]) -> list[tuple[int, bool]]:

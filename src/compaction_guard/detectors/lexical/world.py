@@ -1673,8 +1673,13 @@ def _another_name_too(r: _Read, kind: Kind) -> Departure | None:
         return None
     own = set(r.part.analysis.tokens)
     shapes = _SHAPES.get(r.part, _name_shapes)
-    # Permitted or working "too", or the data placed there ("We mirror it to us-east-1").
-    placed = not _PLACING.isdisjoint(r.words)
+    # Permitted or working "too", or the data placed there ("We mirror it to us-east-1",
+    # "Backups live in us-east-1"; "The app servers live in us-east-1" are other things).
+    placed = not _PLACING.isdisjoint(r.words) and (
+        bool(r.mentions)
+        or not _POINTERS.isdisjoint(r.words)
+        or not _DATA_COPIES.isdisjoint(r.st.stem_set)
+    )
     if not shapes or not (r.st.permits or placed or not _WORKS.isdisjoint(r.words)):
         return None
     # Of the rule's own name's shape: "us-east-1" for "eu-west-1", not "the v2 client".
@@ -1715,6 +1720,9 @@ def _names_too(st: Statement) -> bool:
 # "approved us-west-2 as a second region"; "We mirror it to us-east-1", "Backups live in
 # us-east-1": data placed in a place of the rule's own kind.
 _SECOND = _words("second another additional extra")
+_DATA_COPIES = frozenset(
+    map(stem, _words("backup backups copy copies replica replicas snapshot snapshots dump dumps")),
+)
 _PLACING = _words(
     "mirror mirrors mirrored replicate replicates replicated sync syncs synced live lives "
     "copied stored kept",
@@ -1835,7 +1843,8 @@ def _requirement_put_off(r: _Read) -> Departure | None:
         t == "after" and i > said[0] and i + 1 < len(tokens) and stems[i + 1] in banned
         for i, t in enumerate(tokens)
     )
-    if after or not _LATER.isdisjoint(tokens):
+    # "The user will review later.": "later" closes the sentence ("later this week" dates).
+    if after or tokens[-1] in _LATER:
         why = "the rule's requirement is put after the act"
         return _hit("later_exception", Kind.WEAKENED, why, r.st)
     return None
@@ -2750,7 +2759,7 @@ def _set_value(r: _Read, new: Sequence[Value]) -> Departure | None:
     tokens = r.st.tokens
     for value in new:
         verbs = tokens[max(0, value.start - _REACH) : value.start]
-        if not _ADDED.isdisjoint(verbs) and r.part.classes[Modality.MAX]:
+        if _added(verbs) and r.part.classes[Modality.MAX]:
             # "The user added $250 to it.", "gave us another $250": the bound is raised.
             return _hit("later_value", Kind.MUTATED, f"{value.surface} is added to the rule", r.st)
         if _wants(tokens, value.start, r.own) or _sets(tokens, value.start):
@@ -2802,6 +2811,19 @@ def _wants(tokens: Sequence[str], start: int, own: frozenset[str]) -> bool:
 
 
 _LINKS = _words("to at be of only just now up the a")
+def _added(verbs: Sequence[str]) -> bool:
+    """Tell whether the words before a value add it to the rule's ("added $250").
+
+    "another", "extra" need a verb of giving before them ("gave us another $250"):
+    "Another $50 went to storage" reports spending.
+    """
+    if not _ADDING_VERBS.isdisjoint(verbs):
+        return True
+    return not _ADDED.isdisjoint(verbs) and not _GIVING.isdisjoint(verbs)
+
+
+_ADDING_VERBS = _words("added adds")
+_GIVING = _words("gave give gives given granted grant got put allotted approved allowed")
 _ADDED = _words("added adds another extra additional")
 _WANTING = _words("wants want wanted requested")
 _SETTING = _words("set sets make made") | _WANTING

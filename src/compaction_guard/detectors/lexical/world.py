@@ -2824,7 +2824,7 @@ def _added(verbs: Sequence[str]) -> bool:
 
 _ADDING_VERBS = _words("added adds")
 _GIVING = _words("gave give gives given granted grant got put allotted approved allowed")
-_ADDED = _words("added adds another extra additional")
+_ADDED = _ADDING_VERBS | _words("another extra additional")
 _WANTING = _words("wants want wanted requested")
 _SETTING = _words("set sets make made") | _WANTING
 _APPROVING = _words("approved approves ok'd okayed okd authorised authorized greenlit allowed")

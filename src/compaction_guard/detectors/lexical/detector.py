@@ -298,7 +298,7 @@ def _conclude(  # noqa: PLR0911 (one return per verdict of the precedence table)
     signs = signs or any(o.unsettled for o in outcomes) or bool(inferred)
     # A later layer (or the echo) may certify only after a clean reading of the topic; a
     # departure the closed world names decides even where a restatement lacks something.
-    departed = _departure(outcomes, index) if traced else None
+    departed = _departure(outcomes, index, named_only=bool(inferred)) if traced else None
     if departed is not None and departed.kind is not None:
         return _departure_verdict(departed)
     if inferred:
@@ -331,10 +331,20 @@ def _conclude(  # noqa: PLR0911 (one return per verdict of the precedence table)
     return Abstain(reason, forbid=forbid, evidence=evidence)
 
 
-def _departure(outcomes: list[_Outcome], index: ViewIndex) -> Departure | None:
-    """Return the first departure from any part in the closed world, or None."""
-    for outcome in outcomes:
-        found = closed_world(outcome.part, index, outcome.certified)
+def _departure(
+    outcomes: list[_Outcome], index: ViewIndex, *, named_only: bool = False
+) -> Departure | None:
+    """Return the first departure from any part in the closed world, or None.
+
+    With `named_only` (a restatement already lacks something, and only a departure the
+    tier names outranks that) the last part's departure matters only if it is named: its
+    closed world is spared the search for one it cannot name. An earlier part's unnamed
+    departure still ends the search, as it always has.
+    """
+    last = len(outcomes) - 1
+    for number, outcome in enumerate(outcomes):
+        named = named_only and number == last
+        found = closed_world(outcome.part, index, outcome.certified, named_only=named)
         if found is not None:
             return found
     return None

@@ -4029,12 +4029,17 @@ _RULE_NOUN_KEYS = lookup_keys(
 )
 
 
-def closed_world(part: Part, index: ViewIndex, certs: Sequence[Reading]) -> Departure | None:
+def closed_world(
+    part: Part, index: ViewIndex, certs: Sequence[Reading], *, named_only: bool = False
+) -> Departure | None:
     """Return the departure that keeps `certs` from certifying `part`, or None.
 
     Each copy is read for its framing (heading, words before it) and the words after it;
     a framed copy no longer counts, and when none is left its framing is the answer.
-    Then every other sentence on the topic is read, with no cap on how many.
+    Then every other sentence on the topic is read, with no cap on how many. With
+    `named_only` the caller has no use for a departure the tier cannot name: one may
+    then come back as None, and the anaphors past the mentions, which name none
+    (`_remote_departure`), are not walked.
     """
     live: list[Reading] = []
     framed: Departure | None = None
@@ -4052,15 +4057,21 @@ def closed_world(part: Part, index: ViewIndex, certs: Sequence[Reading]) -> Depa
     if certs and not live:
         return framed
     skip = frozenset(sid for cert in certs for sid in cert.sids)
-    return _topic_departure(part, index, skip, unnamed_residue)
+    return _topic_departure(part, index, skip, unnamed_residue, named_only=named_only)
 
 
 def _topic_departure(  # noqa: C901, PLR0912 (one flat loop: it runs for every topic sentence)
-    part: Part, index: ViewIndex, skip: frozenset[int], unnamed: Departure | None = None
+    part: Part,
+    index: ViewIndex,
+    skip: frozenset[int],
+    unnamed: Departure | None = None,
+    *,
+    named_only: bool = False,
 ) -> Departure | None:
     """Read every topic sentence but the copies in `skip`; return the first departure.
 
     `unnamed` is a departure already found that the tier cannot name; a named one wins.
+    With `named_only`, None stands for any departure not named (`closed_world`).
     """
     topics = _topics_of(index)
     applying = applicable(part)
@@ -4115,12 +4126,14 @@ def _topic_departure(  # noqa: C901, PLR0912 (one flat loop: it runs for every t
                     return departure
         # Only the first unnamed departure is kept, and only an attached bare permission
         # departs here (`_bare_departure`): the tests spare the calls.
-        if unnamed is None:
+        if unnamed is None and not named_only:
             unnamed = departure
             if unnamed is None and attached and topic.bare_permission:
                 unnamed = _bare_departure(topic, attached=attached)
             if unnamed is None:
                 unnamed = said
+    if named_only:
+        return None
     return unnamed or _remote_departure(part, index, skip, shared)
 
 

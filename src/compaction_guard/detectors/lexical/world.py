@@ -388,7 +388,7 @@ _SUPERSEDE_OPENERS = _SUPERSEDE | {phrase[0] for phrase in _SUPERSEDE_PHRASES}
 _STATE = _words(
     """
     spent spend spending used usage consumed remaining left total totals totalling
-    totaling currently reached hit costs cost paid billed measured observed actual average
+    totaling reached hit costs cost paid billed measured observed actual average
     peak peaked utilisation utilization sits sitting came tracking logged recorded
     typical typically median mean
     """,
@@ -2766,11 +2766,46 @@ def _set_value(r: _Read, new: Sequence[Value]) -> Departure | None:
             return _hit("later_value", Kind.MUTATED, f"{value.surface} is set for the rule", r.st)
         if not _APPROVING.isdisjoint(verbs):
             return _approved(r, value)
+        if not any(t in _POINTERS for t in verbs):
+            continue
+        # A rule whose value is its noun's ("The budget cap is $500.") is the thing "it"
+        # points to: "It is $300.", "It is currently $300." may set the cap anew (or
+        # correct the copy), under the bound too.
         # "now it is 310 ms" under a 400 ms bound reports compliance; past it, a new bound.
-        pointed = any(t in _POINTERS for t in verbs) and _past_bound(r.part, value)
-        if pointed and "now" in tokens[: value.start] and "now" not in r.part.analysis.tokens:
+        dated = _now_of(r.st, value) and "now" not in r.part.analysis.tokens
+        if _noun_valued(r.part) or (dated and _past_bound(r.part, value)):
             return _hit("later_value", None, f"{value.surface} may be the rule's new value", r.st)
     return None
+
+
+def _now_of(st: Statement, value: Value) -> bool:
+    """Tell whether "now" dates the value: before it, or after it in its own clause.
+
+    "It is $800 now." dates $800; "it was 520 ms; now it is 310 ms" dates only 310 ms.
+    """
+    tokens = st.tokens
+    if "now" in tokens[: value.start]:
+        return True
+    clauses = st.clauses
+    return any(
+        tokens[i] == "now" and (not clauses or clauses[i] == clauses[value.start])
+        for i in range(value.end, len(tokens))
+    )
+
+
+def _noun_valued(part: Part) -> bool:
+    """Tell whether the rule states its value as a rule noun's ("The retry limit is 5").
+
+    A rule noun with a copula after it and before the value, within `_REACH`; a rule that
+    bounds something measured ("Keep latency under 400 ms") is not such a rule.
+    """
+    tokens = part.analysis.tokens
+    for value in part.analysis.values:
+        before = tokens[max(0, value.start - _REACH) : value.start]
+        named = [i for i, t in enumerate(before) if stem(t) in _VALUE_NAMES]
+        if named and any(t in _COPULA for t in before[named[0] + 1 :]):
+            return True
+    return False
 
 
 def _approved(r: _Read, value: Value) -> Departure:

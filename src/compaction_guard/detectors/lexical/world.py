@@ -3977,23 +3977,17 @@ def _is_name_like(token: str) -> bool:
 _NAME_MARK = re.compile(r"[/_.@#\d]")
 
 
-def topic_sentences(part: Part, index: ViewIndex, skip: frozenset[int]) -> list[tuple[int, bool]]:
-    """Return (sentence id, attached) for every sentence that may speak about the rule.
-
-    Sentences sharing an identifier, a head word or a rule noun with the part, with no cap
-    on how many; and the sentence after each of them or after a copy (an anaphor there
-    refers to the rule).
-    """
-    return sorted(_topic_map(part, index, skip)[0].items())
-
-
 def _topic_map(
     part: Part, index: ViewIndex, skip: frozenset[int]
-) -> tuple[dict[int, bool], set[int]]:
-    """Return `topic_sentences` as {sentence id: attached}, and the mentions they came from.
+) -> tuple[set[int], set[int], set[int]]:
+    """Return every sentence that may speak about the rule, as two sets, and the mentions.
 
-    The mentions (the sentences sharing the part's topic keys) are where the anaphor walk
-    of `_remote_departure` starts, so they are found once for both.
+    Sentences sharing an identifier, a head word or a rule noun with the part (the
+    mentions), with no cap on how many, and a slot named only by an anaphor or by the
+    rule's value, are read apart from the rule (the first set); the sentence after each
+    mention or copy is read attached to it (the second: an anaphor there refers to the
+    rule). The mentions are where the anaphor walk of `_remote_departure` starts, so they
+    are found once for both.
     """
     shared = index.sharing(_part_keys(part, _topic_keys), part.probes)
     mentions = shared | skip
@@ -4002,14 +3996,15 @@ def _topic_map(
     for sid in sorted(mentions.difference(after)):
         nxt = index.next_id(sid)
         after[sid] = -1 if nxt is None else nxt
-    following = set(map(after.__getitem__, mentions))
-    following.discard(-1)
+    attached = set(map(after.__getitem__, mentions))
+    attached.discard(-1)
+    attached -= skip
     # A slot named only by an anaphor or by the rule's value ("fine outside that window",
     # "fine after 03:00") is read too; it speaks past the rule, so attaches nothing after it.
-    found = dict.fromkeys(index.sharing(_part_keys(part, _slot_keys), ()) - skip, False)
-    found.update(dict.fromkeys(shared - skip, False))
-    found.update(dict.fromkeys(following - skip, True))
-    return found, shared
+    plain = index.sharing(_part_keys(part, _slot_keys), ()) | shared
+    plain -= skip
+    plain -= attached
+    return plain, attached, shared
 
 
 def _slot_keys(part: Part) -> frozenset[str]:
@@ -4112,13 +4107,13 @@ def _topic_departure(  # noqa: C901, PLR0912 (one flat loop: it runs for every t
     applying = applicable(part)
     facts, binds = _facts(part), BINDS if _PREFILTER.get() else {}
     after_copy = {index.next_id(sid) for sid in skip}
-    found, shared = _topic_map(part, index, skip)
+    plain, attached_to, shared = _topic_map(part, index, skip)
     # The sentences already read that cannot depart from the part (`_Topics.dead`, `idle`) are
     # left out by one set test each, in C; a remark after the copy is read whatever it is.
     idle = topics.idle.setdefault(applying, set())
     passed = (idle | topics.dead) - after_copy
-    for sid in itertools.filterfalse(passed.__contains__, sorted(found)):
-        topic, attached = topics.get(sid) or topics.read(sid), found[sid]
+    for sid in itertools.filterfalse(passed.__contains__, sorted(plain | attached_to)):
+        topic, attached = topics.get(sid) or topics.read(sid), sid in attached_to
         readers: tuple[Reader, ...] | None = topic.readers
         if readers:  # `topic.applying(applying)`, its kept answer looked up here
             readers = topic.applied.get(applying)

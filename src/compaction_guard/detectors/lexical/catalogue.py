@@ -652,10 +652,17 @@ RULES: tuple[Rule, ...] = (
         "unverifiable/refuse_no_one_agreed",
     ),
     _r(
+        "carve_out",
+        set(),
+        world._carve_out,
+        "Right after a mention or the copy, a permission scoped to a case ('for hotfix branches', 'during the reindex') that stands by one of the rule's head words, a piece of a compound holding one ('self-approval') or a name of the rule's own name's shape ('us-west-2' for 'ca-central-1') may carve an exception out of the rule: it abstains. One naming a second head word or the rule's value says the rule's own terms ('Merging is fine once both approvals are in.').",
+        "unverifiable/carve_out_okay_for_a_case",
+    ),
+    _r(
         "corrected_copy",
         set(),
         world._corrected,
-        "A remark right after the copy that corrects one of its words or its unit ('That's Pacific time, not UTC.', 'It's €500, not dollars.') abstains.",
+        "A remark right after the copy that corrects one of its words or its unit ('That's Pacific time, not UTC.', 'It's €500, not dollars.'), or replaces one of its names with another of its shape whoever says so ('the percentile is p90, not p99'), abstains.",
         "unverifiable/correct_zone_not_utc",
     ),
     _r(

@@ -36,6 +36,7 @@ from compaction_guard.detectors.lexical.lexicon import (
 from compaction_guard.detectors.lexical.marks import find_modality
 from compaction_guard.detectors.lexical.memo import IdentityMemo
 from compaction_guard.detectors.lexical.modality import NEGATIVE, Modality
+from compaction_guard.detectors.lexical.restate import pieces
 from compaction_guard.detectors.lexical.slot import (
     BOUND_SLOT_WORDS,
     INSIDE_SLOT,
@@ -1811,6 +1812,64 @@ _ORDER_OBJECTS = _words("them those these")
 _UNBOUNDED = _words("forever indefinitely unlimited whatever endlessly limitless")
 
 
+def _carve_out(r: _Read) -> Departure | None:
+    """Find a permission of the rule's act, or of another value of its slot, for some case.
+
+    Right after a mention or the copy: "For hotfix branches it is okay to merge after
+    one.", "Extra restarts are fine for the canary pool.", "Self-approval is tolerated
+    for changelog-only edits.", "Scratch copies in us-west-2 are fine during the
+    reindex.". The permission stands by one of the rule's head words (or a piece of a
+    compound holding one) or a new value of its slot, and is scoped to a case
+    (`_scoped`); it may carve an exception out of the rule or restate what the rule
+    leaves open, which the tier cannot tell apart, so it names no kind. A sentence that
+    names a second head word of the rule says the rule's own terms ("Merging is fine
+    once both approvals are in."), and one with a value of the rule's measure ("Workers
+    can hold 2 jobs while draining.") is weighed by the value readers: both are left to
+    the other readers.
+    """
+    st = r.st
+    permits = [p for p in st.permits if st.tokens[p] in _CARVING]
+    if not st.attached or not permits or not _case_scoped(st.tokens, r.own):
+        return None
+    heads = r.facts.heads
+    named = [
+        i for i, t in enumerate(st.tokens) if any(stem(p) in heads for p in pieces(t))
+    ]
+    if len({stem(st.tokens[i]) for i in named}) > 1:
+        return None
+    if not r.facts.measures.isdisjoint(st.measures):
+        return None  # a value of the rule's measure: the value readers weigh it
+    # A name of the rule's own name's shape: "us-west-2" for "ca-central-1".
+    shapes = _SHAPES.get(r.part, _name_shapes)
+    own = r.part.analysis.tokens
+    named += [
+        i
+        for i, t in enumerate(st.tokens)
+        if shapes and _is_name_like(t) and t not in own and _name_shape(t) in shapes
+    ]
+    if not any(_near(st, named, p) for p in permits):
+        return None
+    return _hit("carve_out", None, "a permission of the rule's act for a case", st)
+
+
+# The words that grant ("fine", "can"): not those that ask or want ("asked for it"), nor
+# "may", which forecasts as often and is the month of May in a folded text.
+_CARVING = _words("fine ok okay acceptable allowed permitted tolerated can")
+
+
+def _case_scoped(tokens: Sequence[str], own: frozenset[str]) -> bool:
+    """Tell whether a scoping word names a case (`_scoped`), not a pointer ("for it")."""
+    cases = [
+        i
+        for i, t in enumerate(tokens[:-1])
+        if t in _SCOPERS and tokens[i + 1] not in _POINTERS and tokens[i + 1] not in _PERSONS
+    ]
+    return any(_scoped(tokens[i : i + 5], own) for i in cases)
+
+
+_PERSONS = _words("me us you him her them")
+
+
 def _requirement_put_off(r: _Read) -> Departure | None:
     """Find what a "without" rule requires put after the act, or the act done without it.
 
@@ -3171,6 +3230,7 @@ _READERS = (
     _write_opened,
     _ordered,
     _requirement_put_off,
+    _carve_out,
 )
 
 Reader = Callable[["_Read"], "Departure | None"]
@@ -3266,6 +3326,7 @@ TRIGGERS: dict[Reader, Trigger] = {
     # What may speak of the rule depends on the attachment, and a topic is triggered on its
     # sentence read apart (`_Topic.probe`): the binding asks for it.
     _allowance: lambda st: bool(st.values),
+    _carve_out: lambda st: bool(st.permits),
 }
 # Each cued reader's cue words: a statement holding none of them cannot trigger it, so most
 # statements (a progress note holds few departure words) are told apart from every cued
@@ -3288,6 +3349,7 @@ CUES: dict[Reader, frozenset[str]] = {
     _ordered: _OBJECTS | _UNBOUNDED,
     _requirement_put_off: _PUT_OFF_CUES,
     _allowance: _ALLOWING,
+    _carve_out: _PERMIT,  # `Statement.permits` needs a permission word
 }
 
 
@@ -3509,6 +3571,7 @@ BINDS: dict[Reader, Callable[[_Facts, Statement], bool]] = {
         st.implicit or (st.attached and not _POINTERS.isdisjoint(st.words))
     ),
     _allowance: _allowance_binds,
+    _carve_out: lambda _, st: st.attached,
 }
 
 
@@ -3553,6 +3616,7 @@ NEEDS: dict[Reader, Callable[[Statement], frozenset[Need] | None]] = {
         None if st.implicit or (st.attached and not _POINTERS.isdisjoint(st.words)) else _NONE
     ),
     _allowance: lambda st: st.measures if _allowance_said(st) else _NONE,
+    _carve_out: lambda st: None if st.attached else _NONE,
 }
 
 
@@ -4242,12 +4306,23 @@ def _corrected(part: Part, tokens: Sequence[str]) -> bool:
     A pointer opens it and "not" closes it on one of the rule's own words or the name of
     its value's unit ("It's €500, not dollars."): the copy's unit or zone is another one.
     """
-    if len(tokens) < 3 or tokens[0] not in ANAPHORS or tokens[-2] != "not":  # noqa: PLR2004
+    if len(tokens) < 3 or tokens[-2] != "not":  # noqa: PLR2004
         return False
     last = tokens[-1]
+    if tokens[0] not in ANAPHORS:
+        # "the percentile is p90, not p99": one of the rule's names replaced by another of
+        # its shape, whoever says so ("Correction from the lead: ...").
+        other = tokens[-3]
+        return (
+            stem(last) in _facts(part).own
+            and other != last
+            and any(map(str.isdigit, last))
+            and _name_shape(other) == _name_shape(last)
+        )
     named = unit_word(last)
     units = {v.unit for v in part.analysis.values if v.unit}
     return stem(last) in _facts(part).own or (named is not None and named[1] in units)
+
 
 
 def _restated_only(part: Part, tokens: Sequence[str]) -> bool:

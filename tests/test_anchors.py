@@ -67,6 +67,18 @@ def test_rates_with_different_denominators_differ() -> None:
     assert comparable(minute, second)
 
 
+@pytest.mark.parametrize("text", ["20 kilometres per hour", "20 km per hour", "twenty km/h"])
+def test_a_unit_over_a_time_unit_is_a_rate(text: str) -> None:
+    assert values_equal(one(text), one("20 km/h"))
+
+
+def test_a_unit_over_another_period_or_no_time_unit_differs() -> None:
+    assert not values_equal(one("20 km/min"), one("20 km/h"))
+    assert not values_equal(one("20 km"), one("20 km/h"))
+    assert one("5 MB/s").per == one("5 MB per second").per
+    assert one("20 km/x").unit != "km"  # not a time unit: no rate of km is read
+
+
 @pytest.mark.parametrize(
     "text", ["2026-03-01", "March 1, 2026", "1 March 2026", "1st of March 2026"]
 )

@@ -124,6 +124,21 @@ class Value:
 ) = (vars(Value)[field.name].__set__ for field in dataclasses.fields(Value))
 
 
+def _slashed_rate(word: str) -> tuple[str, str] | None:
+    """Return the unit and the period of a unit written over a time unit ("km/h", "mb/s").
+
+    The period is the one "per hour" gives (`_Reader.per`), so "20 km/h" and "20
+    kilometres per hour" are one value.
+    """
+    unit, slash, period = word.partition("/")
+    if not slash or unit not in UNITS:
+        return None
+    dimension, factor = UNITS.get(singular(period), ("", 0))
+    if dimension != "time":
+        return None
+    return unit, f"{dimension}:{factor}"
+
+
 def value_at(tokens: Sequence[str], i: int) -> Value | None:
     """Return the value that starts at tokens[i], or None.
 
@@ -468,6 +483,12 @@ class _Reader:
             dimension, factor = UNITS[word]
             per, stop = self.per(end + 1)
             return self.make("quantity", dimension, word, amount * factor, stop, raw=raw, per=per)
+        slashed = _slashed_rate(following)
+        if slashed is not None:  # "20 km/h" is "20 km per hour"
+            unit, per = slashed
+            dimension, factor = UNITS[unit]
+            amount *= factor
+            return self.make("quantity", dimension, unit, amount, end + 1, raw=raw, per=per)
         if word in RATES:
             return self.make("quantity", "rate", word, amount, end + 1, raw=raw)
         return None

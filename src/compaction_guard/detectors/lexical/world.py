@@ -2821,7 +2821,10 @@ def _set_value(r: _Read, new: Sequence[Value]) -> Departure | None:
         if _added(verbs) and r.part.classes[Modality.MAX]:
             # "The user added $250 to it.", "gave us another $250": the bound is raised.
             return _hit("later_value", Kind.MUTATED, f"{value.surface} is added to the rule", r.st)
-        if _wants(tokens, value.start, r.own) or _sets(tokens, value.start):
+        wanted = _wants(tokens, value.start, r.own)
+        if wanted or _sets(tokens, value.start):
+            if not wanted and _configured(r.part, tokens, value):
+                continue  # "Set statement_timeout=45s." under "at least 30 seconds" complies
             return _hit("later_value", Kind.MUTATED, f"{value.surface} is set for the rule", r.st)
         if not _APPROVING.isdisjoint(verbs):
             return _approved(r, value)
@@ -2835,6 +2838,24 @@ def _set_value(r: _Read, new: Sequence[Value]) -> Departure | None:
         if _noun_valued(r.part) or (dated and _past_bound(r.part, value)):
             return _hit("later_value", None, f"{value.surface} may be the rule's new value", r.st)
     return None
+
+
+def _configured(part: Part, tokens: Sequence[str], value: Value) -> bool:
+    """Tell whether "set" configures something to a value inside the rule's one bound.
+
+    "Set statement_timeout=45s on the reporting role." under "must be at least 30
+    seconds" sets the thing the rule bounds, and complies; "Set it to 45 seconds" or "Set
+    the minimum to 45 seconds" sets the rule itself (a pointer or a rule noun between the
+    verb and the value), and a value past the bound never complies.
+    """
+    classes = part.classes
+    if bool(classes[Modality.MIN]) == bool(classes[Modality.MAX]) or _past_bound(part, value):
+        return False
+    bounds = [v for v in part.analysis.values if comparable(v, value) and _same_unit(v, value)]
+    if len(bounds) != 1 or bounds[0].kind != value.kind:
+        return False
+    between = tokens[max(0, value.start - _REACH) : value.start]
+    return not any(t in _POINTERS or stem(t) in _VALUE_NAMES for t in between)
 
 
 def _now_of(st: Statement, value: Value) -> bool:

@@ -655,7 +655,7 @@ RULES: tuple[Rule, ...] = (
         "carve_out",
         set(),
         world._carve_out,
-        "Right after a mention or the copy, a permission scoped to a case ('for hotfix branches', 'during the reindex') that stands by one of the rule's head words, a piece of a compound holding one ('self-approval') or a name of the rule's own name's shape ('us-west-2' for 'ca-central-1') may carve an exception out of the rule: it abstains. One naming a second head word or the rule's value says the rule's own terms ('Merging is fine once both approvals are in.').",
+        "Right after a mention or the copy, a permission scoped to a case ('for hotfix branches', 'during the reindex') or going without one of the rule's words ('can be removed without asking'), that stands by one of the rule's head words or a synonym, a piece of a compound holding one ('self-approval') or a name of the rule's own name's shape ('us-west-2' for 'ca-central-1'), may carve an exception out of the rule: it abstains; so does such a permission asked anywhere ('Can the docs team still commit after freeze?'). One on the side the rule leaves open ('Merging is fine once both approvals are in.') or with a value of the rule's measure is left to the other readers.",
         "unverifiable/carve_out_okay_for_a_case",
     ),
     _r(

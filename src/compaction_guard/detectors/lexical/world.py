@@ -1819,23 +1819,29 @@ def _carve_out(r: _Read) -> Departure | None:
     one.", "Extra restarts are fine for the canary pool.", "Self-approval is tolerated
     for changelog-only edits.", "Scratch copies in us-west-2 are fine during the
     reindex.". The permission stands by one of the rule's head words (or a piece of a
-    compound holding one) or a new value of its slot, and is scoped to a case
-    (`_scoped`); it may carve an exception out of the rule or restate what the rule
-    leaves open, which the tier cannot tell apart, so it names no kind. A sentence that
-    names a second head word of the rule says the rule's own terms ("Merging is fine
-    once both approvals are in."), and one with a value of the rule's measure ("Workers
-    can hold 2 jobs while draining.") is weighed by the value readers: both are left to
-    the other readers.
+    compound holding one) or a name of the rule's own name's shape, and is scoped to a case
+    (`_scoped`) or goes without one of the rule's words ("can be removed without asking"),
+    or it is asked anywhere ("Can translators still commit after freeze?"): the rule's
+    force is then in question. It may carve an exception out of the rule or restate what
+    the rule leaves open, which the tier cannot tell apart, so it names no kind. The head
+    words are matched by key, so a synonym counts ("removed" for "deleting"). A permission
+    on the side the rule leaves open (`permitted_side`), and one with a value of the rule's
+    measure ("Workers can hold 2 jobs while draining.", weighed by the value readers), are
+    left to the other readers.
     """
     st = r.st
     permits = [p for p in st.permits if st.tokens[p] in _CARVING]
-    if not st.attached or not permits or not _case_scoped(st.tokens, r.own):
+    asked = _asks(st)
+    if not (st.attached or asked) or not permits:
         return None
-    heads = r.facts.heads
-    named = [
-        i for i, t in enumerate(st.tokens) if any(stem(p) in heads for p in pieces(t))
-    ]
-    if len({stem(st.tokens[i]) for i in named}) > 1:
+    tokens, keys = st.tokens, _head_keys(r.part)
+    named = [i for i, t in enumerate(tokens) if any(token_key(p) in keys for p in pieces(t))]
+    skipped = any(
+        tokens[i] == "without" and stem(tokens[i + 1]) in r.own for i in range(len(tokens) - 1)
+    )
+    if not (asked or skipped or _case_scoped(tokens, r.own)):
+        return None
+    if not asked and permitted_side(r.part, st):  # a question leaves even that side open
         return None
     if not r.facts.measures.isdisjoint(st.measures):
         return None  # a value of the rule's measure: the value readers weigh it
@@ -1852,6 +1858,21 @@ def _carve_out(r: _Read) -> Departure | None:
     return _hit("carve_out", None, "a permission of the rule's act for a case", st)
 
 
+def _asks(st: Statement) -> bool:
+    """Tell whether a statement is a question ("Can translators still commit after freeze?")."""
+    return st.text.endswith("?")
+
+
+def _head_keys(part: Part) -> frozenset[str]:
+    """Return the content keys of the rule's head words: synonyms share one ("removed")."""
+    keys = part.analysis.keys
+    return frozenset(
+        key
+        for i in part.content
+        if (key := keys[i]) is not None and key not in GENERIC and not key.startswith("~")
+    )
+
+
 # The words that grant ("fine", "can"): not those that ask or want ("asked for it"), nor
 # "may", which forecasts as often and is the month of May in a folded text.
 _CARVING = _words("fine ok okay acceptable allowed permitted tolerated can")
@@ -1862,12 +1883,14 @@ def _case_scoped(tokens: Sequence[str], own: frozenset[str]) -> bool:
     cases = [
         i
         for i, t in enumerate(tokens[:-1])
-        if t in _SCOPERS and tokens[i + 1] not in _POINTERS and tokens[i + 1] not in _PERSONS
+        if t in _CASE_SCOPERS and tokens[i + 1] not in _POINTERS and tokens[i + 1] not in _PERSONS
     ]
     return any(_scoped(tokens[i : i + 5], own) for i in cases)
 
 
 _PERSONS = _words("me us you him her them")
+# `_SCOPERS` but "on", which places more often than it names a case ("comment on the PR").
+_CASE_SCOPERS = _SCOPERS - {"on"}
 
 
 def _requirement_put_off(r: _Read) -> Departure | None:
@@ -3592,7 +3615,7 @@ BINDS: dict[Reader, Callable[[_Facts, Statement], bool]] = {
         st.implicit or (st.attached and not _POINTERS.isdisjoint(st.words))
     ),
     _allowance: _allowance_binds,
-    _carve_out: lambda _, st: st.attached,
+    _carve_out: lambda _, st: st.attached or _asks(st),
 }
 
 
@@ -3637,7 +3660,7 @@ NEEDS: dict[Reader, Callable[[Statement], frozenset[Need] | None]] = {
         None if st.implicit or (st.attached and not _POINTERS.isdisjoint(st.words)) else _NONE
     ),
     _allowance: lambda st: st.measures if _allowance_said(st) else _NONE,
-    _carve_out: lambda st: None if st.attached else _NONE,
+    _carve_out: lambda st: None if st.attached or _asks(st) else _NONE,
 }
 
 

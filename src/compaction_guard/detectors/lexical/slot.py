@@ -132,13 +132,15 @@ def condition_met(part: Part, tokens: Sequence[str]) -> bool:
     """
     if floor_passed(part, tokens):
         return True
-    if not is_on("condition_met") or not _NEGATING.isdisjoint(tokens) or _MET.isdisjoint(tokens):
-        return False  # the sentence alone rules it out: a negation, or no word that meets
+    if not is_on("condition_met") or not _NEGATING.isdisjoint(tokens):
+        return False  # the sentence alone rules it out: a negation
+    if _met_by_agent(part, tokens):
+        return True  # "Priya approved the pricing post"
     rule = part.analysis.tokens
     gates = [i for i, t in enumerate(rule) if t in _UNMET]
-    if len(gates) != 1:
-        return False
-    head = _content_after(rule, gates[0])
+    # One condition, and a word that meets it ("after", "with", "once").
+    met = len(gates) == 1 and not _MET.isdisjoint(tokens)
+    head = _content_after(rule, gates[0]) if met else None
     if head is None:
         return False
     tail = set(rule[head + 1 :])
@@ -154,6 +156,32 @@ def condition_met(part: Part, tokens: Sequence[str]) -> bool:
             said = {stem(t) for t in tokens[found:]}
             return wanted <= said and not (set(rest) - tail - _CLOSING)
     return False
+
+
+def _met_by_agent(part: Part, tokens: Sequence[str]) -> bool:
+    """Tell whether the rule's condition is met by its own agent, for one case.
+
+    "Priya approved the pricing post" for "Do not publish any blog post without explicit
+    approval from Priya": the agent after "from" right before a form of the condition's
+    noun. A sentence that approves wholesale ("approved all posts", "every", "always")
+    lifts the condition instead of meeting it (a negation was ruled out before).
+    """
+    rule = part.analysis.tokens
+    gates = [i for i, t in enumerate(rule) if t in _UNMET]
+    if len(gates) != 1 or not _WHOLESALE.isdisjoint(tokens):
+        return False
+    condition = list(rule[gates[0] + 1 :])
+    if "from" not in condition:
+        return False
+    at = condition.index("from")
+    agents = {t for t in condition[at + 1 :] if t.isalnum() and t not in STOPWORDS}
+    nouns = {stem(t) for t in condition[:at] if t.isalnum() and t not in STOPWORDS}
+    return any(
+        tokens[i - 1] in agents and stem(tokens[i]) in nouns for i in range(1, len(tokens))
+    )
+
+
+_WHOLESALE = _words("all any every everything anything always blanket ahead")
 
 
 def floor_passed(part: Part, tokens: Sequence[str]) -> bool:

@@ -652,6 +652,13 @@ RULES: tuple[Rule, ...] = (
         "unverifiable/refuse_no_one_agreed",
     ),
     _r(
+        "group_lift",
+        set(),
+        world._group_lift,
+        "Rules lifted or softened as a group anywhere on the topic ('All of the above are relaxed for the migration', 'all these limits are soft for launch week', 'the three rules above are suspended') may hold this one: it abstains. A lift word denied just before it ('none of them are relaxed') lifts nothing.",
+        "unverifiable/group_lift_all_of_the_above",
+    ),
+    _r(
         "carve_out",
         set(),
         world._carve_out,

@@ -1812,6 +1812,59 @@ _ORDER_OBJECTS = _words("them those these")
 _UNBOUNDED = _words("forever indefinitely unlimited whatever endlessly limitless")
 
 
+def _group_lift(r: _Read) -> Departure | None:
+    """Find rules lifted or softened as a group ("All of the above are relaxed ...").
+
+    "All of the above are relaxed for the migration: treat them as best effort", "all
+    these limits are soft for launch week", "the three rules above are suspended": a group
+    of rules, which may hold this one, lifted or softened together. Which rules the group
+    holds the tier cannot tell, so it names no kind. A lift word denied just before it
+    ("none of them are relaxed") lifts nothing.
+    """
+    tokens = r.st.tokens
+    if not _grouped(tokens):
+        return None
+    lifted = [
+        i
+        for i, t in enumerate(tokens)
+        if (t in _LIFT or t in _SOFTENED) and _DENYING_LIFT.isdisjoint(tokens[max(0, i - 4) : i])
+    ]
+    if not lifted and _has_phrase(tokens, _LIFT_PHRASES + _SOFT_PHRASES) is None:
+        return None
+    return _hit("group_lift", None, "a group of rules lifted or softened together", r.st)
+
+
+def _grouped(tokens: Sequence[str]) -> bool:
+    """Tell whether a statement speaks of several rules at once ("all of the above")."""
+    if not _GROUP_NOUNS.isdisjoint(tokens):
+        return True
+    return _has_phrase(tokens, _GROUP_PHRASES) is not None
+
+
+_GROUP_NOUNS = _words(
+    "rules constraints restrictions requirements policies limits caps quotas bans guardrails "
+    "guidelines",
+)
+_GROUP_PHRASES = _phrases(
+    """
+    of the above
+    the above
+    all of them
+    all of these
+    all of those
+    """,
+)
+_SOFTENED = _words("soft optional advisory")
+_SOFT_PHRASES = _phrases(
+    """
+    best effort
+    best-effort
+    nice to have
+    """,
+)
+_DENYING_LIFT = _words("not none never no nor")
+
+
 def _carve_out(r: _Read) -> Departure | None:
     """Find a permission of the rule's act, or of another value of its slot, for some case.
 
@@ -3275,6 +3328,7 @@ _READERS = (
     _ordered,
     _requirement_put_off,
     _carve_out,
+    _group_lift,
 )
 
 Reader = Callable[["_Read"], "Departure | None"]
@@ -3371,6 +3425,7 @@ TRIGGERS: dict[Reader, Trigger] = {
     # sentence read apart (`_Topic.probe`): the binding asks for it.
     _allowance: lambda st: bool(st.values),
     _carve_out: lambda st: bool(st.permits),
+    _group_lift: lambda st: _grouped(st.tokens),
 }
 # Each cued reader's cue words: a statement holding none of them cannot trigger it, so most
 # statements (a progress note holds few departure words) are told apart from every cued
@@ -3394,6 +3449,7 @@ CUES: dict[Reader, frozenset[str]] = {
     _requirement_put_off: _PUT_OFF_CUES,
     _allowance: _ALLOWING,
     _carve_out: _PERMIT,  # `Statement.permits` needs a permission word
+    _group_lift: _GROUP_NOUNS | _keys_of(_GROUP_PHRASES),
 }
 
 
@@ -5010,6 +5066,7 @@ def _window_of(index: ViewIndex, sids: Sequence[int]) -> Analysis:
 
 
 _DEPARTURE_WORDS = frozenset().union(
+    _SOFTENED,
     _PUT_OFF_CUES,
     _UNBOUNDED,
     _ORDER_OBJECTS,
@@ -5042,6 +5099,7 @@ _DEPARTURE_WORDS = frozenset().union(
             _EXCEPT_PHRASES,
             _SCOPE_PHRASES,
             _SUPERSEDE_PHRASES,
+            _SOFT_PHRASES,
         )
     ),
 )

@@ -652,6 +652,13 @@ RULES: tuple[Rule, ...] = (
         "unverifiable/refuse_no_one_agreed",
     ),
     _r(
+        "waived_requirement",
+        set(),
+        world._waived,
+        "Right after a mention or the copy, one of the rule's requirements said to be unneeded ('you don't need to ask me about small packages', 'no need to go through us', 'don't wait for verification'), or an 'until' rule's wait skipped ('rather than waiting'), abstains.",
+        "unverifiable/waived_no_need_to_ask",
+    ),
+    _r(
         "group_lift",
         set(),
         world._group_lift,

@@ -1865,6 +1865,61 @@ _SOFT_PHRASES = _phrases(
 _DENYING_LIFT = _words("not none never no nor")
 
 
+def _waived(r: _Read) -> Departure | None:
+    """Find one of the rule's requirements said to be unneeded, right after a mention.
+
+    "You don't need to ask me about small packages" (after "... without asking the user"),
+    "no need to go through us" (after "route all vendor questions through procurement"),
+    "don't wait for verification" (after "... until the data migration is verified"), "shut
+    v1 down now rather than waiting" (after "keep ... running until 1 September"): the
+    requirement waived, for some cases or for all, which the tier cannot tell, so it names
+    no kind.
+    """
+    if not r.st.attached:
+        return None
+    tokens = r.st.tokens
+    for at, rest in _waiver_spots(tokens):
+        if rest is None:
+            if "until" in r.part.analysis.tokens:
+                return _hit("waived_requirement", None, "the rule's wait is skipped", r.st)
+            continue
+        words = [stem(t) for t in rest if t not in STOPWORDS or t in _ROUTE_WORDS]
+        if any(_akin(w, own) for w in words for own in r.own):
+            why = f"'{' '.join(tokens[at : at + 4])}': one of the rule's requirements is waived"
+            return _hit("waived_requirement", None, why, r.st)
+    return None
+
+
+def _waiver_spots(tokens: Sequence[str]) -> list[tuple[int, Sequence[str] | None]]:
+    """Return where a requirement is said to be unneeded, and the words it governs.
+
+    "no need to X", "don't need to X", "don't wait for X", "without waiting for X"; "rather
+    than waiting", "instead of waiting" govern no words (None): they skip a wait.
+    """
+    found: list[tuple[int, Sequence[str] | None]] = []
+    for i, t in enumerate(tokens):
+        before = tokens[i - 1] if i else ""
+        if t == "need" and before in _WAIVING_DENIALS and tokens[i + 1 : i + 2] == ("to",):
+            found.append((i - 1, tokens[i + 2 : i + 6]))
+        elif t in _WAITING and (before in _WAIVING_DENIALS or before == "without"):
+            found.append((i - 1, tokens[i + 1 : i + 5]))
+        elif t == "waiting" and tuple(tokens[max(0, i - 2) : i]) in _INSTEAD:
+            found.append((i - 2, None))
+    return found
+
+
+def _akin(left: str, right: str) -> bool:
+    """Tell whether two stems are one word's ("verificat", "verify"): equal, or 5 letters alike."""
+    return left == right or (len(left) >= 5 and len(right) >= 5 and left[:5] == right[:5])  # noqa: PLR2004
+
+
+_WAIVING_DENIALS = _words("no don't doesn't didn't not n't never needn't")
+_WAITING = _words("wait waiting")
+_INSTEAD = frozenset({("rather", "than"), ("instead", "of")})
+_ROUTE_WORDS = _words("through via")
+_WAIVER_CUES = _words("need wait waiting")
+
+
 def _carve_out(r: _Read) -> Departure | None:
     """Find a permission of the rule's act, or of another value of its slot, for some case.
 
@@ -1888,7 +1943,11 @@ def _carve_out(r: _Read) -> Departure | None:
     if not (st.attached or asked) or not permits:
         return None
     tokens, keys = st.tokens, _head_keys(r.part)
-    named = [i for i, t in enumerate(tokens) if any(token_key(p) in keys for p in pieces(t))]
+    named = [
+        i
+        for i, t in enumerate(tokens)
+        if any(token_key(p) in keys for p in pieces(t)) or _names_a_rule_word(t, r.own)
+    ]
     skipped = any(
         tokens[i] == "without" and stem(tokens[i + 1]) in r.own for i in range(len(tokens) - 1)
     )
@@ -1909,6 +1968,19 @@ def _carve_out(r: _Read) -> Departure | None:
     if not any(_near(st, named, p) for p in permits):
         return None
     return _hit("carve_out", None, "a permission of the rule's act for a case", st)
+
+
+def _names_a_rule_word(token: str, own: frozenset[str]) -> bool:
+    """Tell whether a piece of a compound or dotted name is one of the rule's words.
+
+    "@pytest.mark.skip" holds "skip" (for "Do not disable or skip failing tests"),
+    "self-approval" holds "approval".
+    """
+    bits = _BIT_BREAK.split(token)
+    return len(bits) > 1 and any(b not in STOPWORDS and stem(b) in own for b in bits if b)
+
+
+_BIT_BREAK = re.compile(r"[-._@/]")
 
 
 def _asks(st: Statement) -> bool:
@@ -3329,6 +3401,7 @@ _READERS = (
     _requirement_put_off,
     _carve_out,
     _group_lift,
+    _waived,
 )
 
 Reader = Callable[["_Read"], "Departure | None"]
@@ -3426,6 +3499,7 @@ TRIGGERS: dict[Reader, Trigger] = {
     _allowance: lambda st: bool(st.values),
     _carve_out: lambda st: bool(st.permits),
     _group_lift: lambda st: _grouped(st.tokens),
+    _waived: lambda st: bool(_waiver_spots(st.tokens)),
 }
 # Each cued reader's cue words: a statement holding none of them cannot trigger it, so most
 # statements (a progress note holds few departure words) are told apart from every cued
@@ -3450,6 +3524,7 @@ CUES: dict[Reader, frozenset[str]] = {
     _allowance: _ALLOWING,
     _carve_out: _PERMIT,  # `Statement.permits` needs a permission word
     _group_lift: _GROUP_NOUNS | _keys_of(_GROUP_PHRASES),
+    _waived: _WAIVER_CUES,
 }
 
 
@@ -3672,6 +3747,7 @@ BINDS: dict[Reader, Callable[[_Facts, Statement], bool]] = {
     ),
     _allowance: _allowance_binds,
     _carve_out: lambda _, st: st.attached or _asks(st),
+    _waived: lambda _, st: st.attached,
 }
 
 
@@ -3717,6 +3793,7 @@ NEEDS: dict[Reader, Callable[[Statement], frozenset[Need] | None]] = {
     ),
     _allowance: lambda st: st.measures if _allowance_said(st) else _NONE,
     _carve_out: lambda st: None if st.attached or _asks(st) else _NONE,
+    _waived: lambda st: None if st.attached else _NONE,
 }
 
 
@@ -5067,6 +5144,7 @@ def _window_of(index: ViewIndex, sids: Sequence[int]) -> Analysis:
 
 _DEPARTURE_WORDS = frozenset().union(
     _SOFTENED,
+    _WAIVER_CUES,
     _PUT_OFF_CUES,
     _UNBOUNDED,
     _ORDER_OBJECTS,

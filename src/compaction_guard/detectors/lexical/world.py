@@ -1938,7 +1938,9 @@ def _carve_out(r: _Read) -> Departure | None:
     left to the other readers.
     """
     st = r.st
-    permits = [p for p in st.permits if st.tokens[p] in _CARVING]
+    # In the copy's own remark "may" is a modal ("..., though X may get a second one").
+    carving = _CARVING | {"may"} if st.implicit else _CARVING
+    permits = [p for p in st.permits if st.tokens[p] in carving]
     asked = _asks(st)
     if not (st.attached or asked) or not permits:
         return None
@@ -1951,7 +1953,10 @@ def _carve_out(r: _Read) -> Departure | None:
     skipped = any(
         tokens[i] == "without" and stem(tokens[i + 1]) in r.own for i in range(len(tokens) - 1)
     )
-    if not (asked or skipped or _case_scoped(tokens, r.own)):
+    # A concession appended to the copy names its own case: "..., though support leads can
+    # approve them on weekends".
+    conceded = st.implicit and tokens[0] in _CONCEDING
+    if not (asked or skipped or conceded or _case_scoped(tokens, r.own)):
         return None
     if not asked and permitted_side(r.part, st):  # a question leaves even that side open
         return None

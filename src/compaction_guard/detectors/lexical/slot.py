@@ -134,10 +134,10 @@ def condition_met(part: Part, tokens: Sequence[str]) -> bool:
         return True
     if not is_on("condition_met") or not _NEGATING.isdisjoint(tokens):
         return False  # the sentence alone rules it out: a negation
-    if _met_by_agent(part, tokens):
-        return True  # "Priya approved the pricing post"
     rule = part.analysis.tokens
     gates = [i for i, t in enumerate(rule) if t in _UNMET]
+    if _met_by_agent(rule, gates, tokens):
+        return True  # "Priya approved the pricing post"
     # One condition, and a word that meets it ("after", "with", "once").
     met = len(gates) == 1 and not _MET.isdisjoint(tokens)
     head = _content_after(rule, gates[0]) if met else None
@@ -158,16 +158,15 @@ def condition_met(part: Part, tokens: Sequence[str]) -> bool:
     return False
 
 
-def _met_by_agent(part: Part, tokens: Sequence[str]) -> bool:
+def _met_by_agent(rule: Sequence[str], gates: Sequence[int], tokens: Sequence[str]) -> bool:
     """Tell whether the rule's condition is met by its own agent, for one case.
 
     "Priya approved the pricing post" for "Do not publish any blog post without explicit
     approval from Priya": the agent after "from" right before a form of the condition's
     noun. A sentence that approves wholesale ("approved all posts", "every", "always")
-    lifts the condition instead of meeting it (a negation was ruled out before).
+    lifts the condition instead of meeting it (a negation was ruled out before). `gates`
+    are where the rule's condition opens ("without", "unless").
     """
-    rule = part.analysis.tokens
-    gates = [i for i, t in enumerate(rule) if t in _UNMET]
     if len(gates) != 1 or not _WHOLESALE.isdisjoint(tokens):
         return False
     condition = list(rule[gates[0] + 1 :])

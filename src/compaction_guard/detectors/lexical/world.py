@@ -1824,11 +1824,10 @@ def _group_lift(r: _Read) -> Departure | None:
     tokens = r.st.tokens
     if not _grouped(tokens):
         return None
-    lifted = [
-        i
+    lifted = any(
+        (t in _LIFT or t in _SOFTENED) and _DENYING_LIFT.isdisjoint(tokens[max(0, i - 4) : i])
         for i, t in enumerate(tokens)
-        if (t in _LIFT or t in _SOFTENED) and _DENYING_LIFT.isdisjoint(tokens[max(0, i - 4) : i])
-    ]
+    )
     if not lifted and _has_phrase(tokens, _LIFT_PHRASES + _SOFT_PHRASES) is None:
         return None
     return _hit("group_lift", None, "a group of rules lifted or softened together", r.st)
@@ -1899,7 +1898,7 @@ def _waiver_spots(tokens: Sequence[str]) -> list[tuple[int, Sequence[str] | None
     found: list[tuple[int, Sequence[str] | None]] = []
     for i, t in enumerate(tokens):
         before = tokens[i - 1] if i else ""
-        if t == "need" and before in _WAIVING_DENIALS and tokens[i + 1 : i + 2] == ("to",):
+        if t == "need" and before in _WAIVING_DENIALS and tuple(tokens[i + 1 : i + 2]) == ("to",):
             found.append((i - 1, tokens[i + 2 : i + 6]))
         elif t in _WAITING and (before in _WAIVING_DENIALS or before == "without"):
             found.append((i - 1, tokens[i + 1 : i + 5]))
@@ -1939,7 +1938,7 @@ def _carve_out(r: _Read) -> Departure | None:
     """
     st = r.st
     # In the copy's own remark "may" is a modal ("..., though X may get a second one").
-    carving = _CARVING | {"may"} if st.implicit else _CARVING
+    carving = _REMARK_CARVING if st.implicit else _CARVING
     permits = [p for p in st.permits if st.tokens[p] in carving]
     asked = _asks(st)
     if not (st.attached or asked) or not permits:
@@ -1995,6 +1994,10 @@ def _asks(st: Statement) -> bool:
 
 def _head_keys(part: Part) -> frozenset[str]:
     """Return the content keys of the rule's head words: synonyms share one ("removed")."""
+    return _HEAD_KEYS.get(part, _content_keys)
+
+
+def _content_keys(part: Part) -> frozenset[str]:
     keys = part.analysis.keys
     return frozenset(
         key
@@ -2003,9 +2006,14 @@ def _head_keys(part: Part) -> frozenset[str]:
     )
 
 
+# Like `_FACTS`: worked out once per part, not once per statement read.
+_HEAD_KEYS: IdentityMemo[Part, frozenset[str]] = IdentityMemo(_PART_WORDS_LIMIT)
+
+
 # The words that grant ("fine", "can"): not those that ask or want ("asked for it"), nor
 # "may", which forecasts as often and is the month of May in a folded text.
 _CARVING = _words("fine ok okay acceptable allowed permitted tolerated can")
+_REMARK_CARVING = _CARVING | {"may"}
 
 
 def _case_scoped(tokens: Sequence[str], own: frozenset[str]) -> bool:
@@ -3001,11 +3009,7 @@ def _configured(part: Part, tokens: Sequence[str], value: Value) -> bool:
     the minimum to 45 seconds" sets the rule itself (a pointer or a rule noun between the
     verb and the value), and a value past the bound never complies.
     """
-    classes = part.classes
-    if bool(classes[Modality.MIN]) == bool(classes[Modality.MAX]) or _past_bound(part, value):
-        return False
-    bounds = [v for v in part.analysis.values if comparable(v, value) and _same_unit(v, value)]
-    if len(bounds) != 1 or bounds[0].kind != value.kind:
+    if _bound_of(part, _counted(part, value)) is None or _past_bound(part, value):
         return False
     between = tokens[max(0, value.start - _REACH) : value.start]
     return not any(t in _POINTERS or stem(t) in _VALUE_NAMES for t in between)
@@ -3276,15 +3280,26 @@ def _acts_on(r: _Read, tokens: Sequence[str], lead: int) -> bool:
 
 def _past_bound(part: Part, value: Value) -> bool:
     """Tell whether a value lies past the rule's one bound ("14 days" for "at least 60 days")."""
-    classes = part.classes
-    low, high = bool(classes[Modality.MIN]), bool(classes[Modality.MAX])
-    if low == high:
-        return False
     value = _counted(part, value)
+    bound = _bound_of(part, value)
+    if bound is None:
+        return False
+    low = bool(part.classes[Modality.MIN])
+    return value.amount < bound.amount if low else value.amount > bound.amount
+
+
+def _bound_of(part: Part, value: Value) -> Value | None:
+    """Return the rule's one bound a value is measured against, or None.
+
+    The rule bounds one side (`_one_bound`) with one value comparable to `value`, in its
+    unit and of its kind.
+    """
+    if not _one_bound(part):
+        return None
     bounds = [v for v in part.analysis.values if comparable(v, value) and _same_unit(v, value)]
     if len(bounds) != 1 or bounds[0].kind != value.kind:
-        return False
-    return value.amount < bounds[0].amount if low else value.amount > bounds[0].amount
+        return None
+    return bounds[0]
 
 
 def _bare_past_bound(part: Part, value: Value) -> bool:
@@ -4485,8 +4500,10 @@ _REFUSAL_WORDS = 10
 def _corrected(part: Part, tokens: Sequence[str]) -> bool:
     """Tell whether a remark corrects a word of the copy ("That's Pacific time, not UTC.").
 
-    A pointer opens it and "not" closes it on one of the rule's own words or the name of
-    its value's unit ("It's €500, not dollars."): the copy's unit or zone is another one.
+    "Not" closes it on one of the rule's own words: opened by a pointer, or the name of its
+    value's unit ("It's €500, not dollars."), the copy's unit or zone is another one;
+    after another name of that word's shape ("the percentile is p90, not p99"), the name
+    is.
     """
     if len(tokens) < 3 or tokens[-2] != "not":  # noqa: PLR2004
         return False
@@ -4504,7 +4521,6 @@ def _corrected(part: Part, tokens: Sequence[str]) -> bool:
     named = unit_word(last)
     units = {v.unit for v in part.analysis.values if v.unit}
     return stem(last) in _facts(part).own or (named is not None and named[1] in units)
-
 
 
 def _restated_only(part: Part, tokens: Sequence[str]) -> bool:

@@ -1,7 +1,7 @@
 """`make bench`: every benchmark of the project, one after another.
 
 Prints each table and writes them to bench/results.md, which docs/benchmarks.md includes.
-Usage: python bench/run.py [guard check group_trim receipt]
+Usage: python bench/run.py [guard check instructions group_trim receipt]
 With names, only those benchmarks run and only their sections of bench/results.md are
 replaced; the other sections stay as their own last run wrote them. Each section names
 the machine's load when it started, because the project's machine is shared.
@@ -18,7 +18,13 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results.md"
-BENCHES = ["bench_guard.py", "bench_check.py", "bench_group_trim.py", "bench_receipt.py"]
+BENCHES = [
+    "bench_guard.py",
+    "bench_check.py",
+    "bench_instructions.py",
+    "bench_group_trim.py",
+    "bench_receipt.py",
+]
 _SECTION = re.compile(r"^== (bench_\w+\.py)", re.MULTILINE)
 
 

@@ -4375,7 +4375,7 @@ def _topic_departure(  # noqa: C901, PLR0912 (one flat loop: it runs for every t
     # left out by one set test each, in C; a remark after the copy is read whatever it is.
     idle = topics.idle.setdefault(applying, set())
     passed = (idle | topics.dead) - after_copy
-    for sid in itertools.filterfalse(passed.__contains__, sorted(plain | attached_to)):
+    for sid in sorted((plain | attached_to) - passed):
         topic, attached = topics.get(sid) or topics.read(sid), sid in attached_to
         readers: tuple[Reader, ...] | None = topic.readers
         if readers:  # `topic.applying(applying)`, its kept answer looked up here

@@ -4,6 +4,8 @@ import dataclasses
 from fractions import Fraction
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from compaction_guard import _anchor_reader, _anchor_units
 from compaction_guard.anchors import (
@@ -59,6 +61,37 @@ def test_data_units_of_different_size_are_different_values() -> None:
 def test_durations_compare_in_seconds() -> None:
     assert values_equal(one("24 hours"), one("1 day"))
     assert values_equal(one("500ms"), one("0.5 s"))
+
+
+@pytest.mark.parametrize(
+    ("calendar", "fixed"),
+    [("3 months", "90 days"), ("1 month", "30 days"), ("a year", "365 days"), ("2 years", "104 weeks")],
+)
+def test_a_calendar_period_is_no_count_of_days(calendar: str, fixed: str) -> None:
+    # A month runs 28 to 31 days and a year 365 or 366: the restatement changed the value.
+    assert not values_equal(one(calendar), one(fixed))
+    assert comparable(one(calendar), one(fixed))
+
+
+@pytest.mark.parametrize(("left", "right"), [("one year", "12 months"), ("18 months", "1.5 years")])
+def test_calendar_periods_compare_in_months(left: str, right: str) -> None:
+    assert values_equal(one(left), one(right))
+    assert not values_equal(one(left), one("13 months"))
+
+
+@given(st.integers(min_value=1, max_value=600))
+def test_a_count_of_months_equals_itself_in_years_only_when_whole(months: int) -> None:
+    in_years = one(f"{months / 12:g} years") if months % 12 == 0 else None
+    assert values_equal(one(f"{months} months"), one(f"{months} months"))
+    assert not values_equal(one(f"{months} months"), one(f"{months * 30} days"))
+    if in_years is not None:
+        assert values_equal(one(f"{months} months"), in_years)
+
+
+def test_per_before_a_determiner_cites_a_source_and_makes_no_rate() -> None:
+    assert one("$500, per the user").per == ""
+    assert one("12 months per our runbook").per == ""
+    assert one("5 requests per user").per == "user"
 
 
 def test_rates_with_different_denominators_differ() -> None:

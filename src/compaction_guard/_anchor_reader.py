@@ -239,6 +239,11 @@ def _hyphens(word: str) -> bool:
 
 
 _NOON = frozenset({"noon", "midday", "midnight"})
+# "per the user", "per our runbook": "per" before a determiner cites a source, it names
+# no denominator ("5 per user" does).
+_CITED = frozenset(
+    {"the", "a", "an", "this", "that", "our", "your", "their", "his", "her", "its", "my"}
+)
 # A word `bare` reads: a time zone, a region code or the first word of a region name, or
 # (in the unit-table spelling) a unit or currency standing alone, or the "us" of "US dollars".
 _BARE_STARTS = frozenset(
@@ -552,7 +557,7 @@ class _Reader:
         if word in UNITS:
             dimension, factor = UNITS[word]
             return f"{dimension}:{factor * count}", at + 1
-        if self.at(i) == "per" and word.isalpha() and count == 1:
+        if self.at(i) == "per" and word.isalpha() and count == 1 and word not in _CITED:
             return stem(word), at + 1
         return "", i
 

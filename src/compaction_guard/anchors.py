@@ -37,6 +37,7 @@ from compaction_guard._anchor_units import (
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from fractions import Fraction
 
 __all__ = [
     "RATE_PERIODS",
@@ -183,7 +184,7 @@ def with_rate(value: Value, per: str) -> Value:
     return dataclasses.replace(value, per=per)
 
 
-def values_equal(left: Value, right: Value) -> bool:
+def values_equal(left: Value, right: Value) -> bool:  # noqa: PLR0911 (a return per kind of value)
     """Return True when two values state the same quantity, whatever their spelling.
 
     A plain number equals a money, percent or quantity value with the same written
@@ -206,6 +207,9 @@ def values_equal(left: Value, right: Value) -> bool:
         return all(values_equal(a, b) for a, b in zip(left.ends, right.ends, strict=True))
     if left.kind == "date" == right.kind and {left.unit, right.unit} == {"md", "ymd"}:
         return left.amount % 10000 == right.amount % 10000
+    months = _calendar_months(left), _calendar_months(right)
+    if months != (None, None):
+        return months[0] == months[1] and left.per == right.per
     return (left.kind, left.dimension, left.unit if left.kind in _UNIT_KINDS else "") == (
         right.kind,
         right.dimension,
@@ -238,6 +242,15 @@ def unit_word(token: str) -> tuple[str, str] | None:
 
 
 _UNIT_KINDS = {"money", "version", "unit"}
+# A month is 28 to 31 days and a year 365 or 366: neither is a count of days, weeks or
+# hours ("3 months" is not "90 days"), and between themselves they count in months.
+_CALENDAR_MONTHS = {"mo": 1, "month": 1, "yr": 12, "year": 12}
+
+
+def _calendar_months(value: Value) -> Fraction | None:
+    """Return the months a period written in calendar units spans, or None for any other value."""
+    months = _CALENDAR_MONTHS.get(value.unit) if value.dimension == "time" else None
+    return None if months is None or value.kind != "quantity" else value.raw * months
 _MEASURED = frozenset({"time", "data", "length", "mass", "temperature"})
 
 

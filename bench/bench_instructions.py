@@ -14,6 +14,7 @@ benchmark says so and counts nothing. Run: `python bench/bench_instructions.py`,
 
 from __future__ import annotations
 
+import os
 import random
 import re
 import shutil
@@ -56,7 +57,9 @@ def _count(valgrind: str, views: int, *, detect: bool) -> int:
         str(views),
         "detect" if detect else "build",
     ]
-    result = subprocess.run(command, capture_output=True, text=True, check=True)
+    # One hash seed for every run: set iteration orders, and so the work done, repeat.
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    result = subprocess.run(command, capture_output=True, text=True, check=True, env=env)
     found = _REFS.search(result.stderr)
     if found is None:
         msg = f"valgrind printed no instruction count:\n{result.stderr[-2000:]}"

@@ -145,15 +145,38 @@ _POINTERS = ANAPHORS | ONLY_WORDS
 
 
 def _clause_marks(part: Part, clause: list[tuple[Analysis, int]]) -> Counter[Modality]:
-    """Count the force words of a clause, less lifting verbs that are the rule's act (`_acts`)."""
+    """Count the force words of a clause, less lifting verbs that are the rule's act (`_acts`).
+
+    A lifting verb denied just before it ("the rule was never lifted") lifts nothing.
+    """
     classes: Counter[Modality] = Counter()
     for analysis, index in clause:
         mark = analysis.mark_at[index]
         if mark >= 0 and analysis.marks[mark].start == index:
             modality = analysis.marks[mark].modality
-            if not (modality is _M.LIFT_VERB and _acts(part, analysis, index)):
-                classes[modality] += 1
+            if modality is _M.LIFT_VERB and _acts(part, analysis, index):
+                continue
+            if modality in _LIFTS and _denied(analysis, index):
+                continue
+            classes[modality] += 1
     return classes
+
+
+_DENIALS = frozenset({"not", "never", "no", "n't"})
+_LIFTS = frozenset({_M.LIFT, _M.LIFT_VERB})
+
+
+def _denied(analysis: Analysis, index: int) -> bool:
+    """Tell whether a denial stands in the two words before `index`, in its clause.
+
+    "was never lifted", "has not been waived"; "The user answered no, drop it" ends the
+    denial's clause before the lift, and "is not a constraint anymore" lifts with it.
+    """
+    clauses = analysis.clauses
+    return any(
+        analysis.tokens[at] in _DENIALS and (not clauses or clauses[at] == clauses[index])
+        for at in range(max(0, index - 2), index)
+    )
 
 
 def _acts(part: Part, analysis: Analysis, index: int) -> bool:

@@ -666,6 +666,13 @@ RULES: tuple[Rule, ...] = (
         "unverifiable/group_lift_all_of_the_above",
     ),
     _r(
+        "unnamed_lift",
+        set(),
+        world._unnamed_lift,
+        "A rule noun that names no rule by words of its own ('the rule', 'the old constraint'), lifted anywhere on the topic ('The rule was dropped after the review'), may be this one: it abstains. 'The logging rule' or 'the rule on logging' names another by a word this one lacks; a denied lift ('was never lifted') lifts nothing.",
+        "unverifiable/unnamed_lift_the_rule_was_dropped",
+    ),
+    _r(
         "carve_out",
         set(),
         world._carve_out,

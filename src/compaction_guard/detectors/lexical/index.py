@@ -35,6 +35,7 @@ from compaction_guard.normalize import (
     mask_emphasis,
     run_tokens,
     sentence_spans,
+    stem,
 )
 from compaction_guard.taxonomy import Site
 
@@ -47,6 +48,7 @@ __all__ = [
     "FULL_INDEX_LIMIT",
     "NUMBER",
     "PART",
+    "RULE",
     "Sentence",
     "ViewIndex",
     "key_weight",
@@ -101,6 +103,20 @@ _BOUND_KEYS |= dict.fromkeys(("over", "above", "within", "fewer", "less", "beyon
 _BOUND_KEYS |= {"read-only": "~readonly", "readonly": "~readonly"}
 NUMBER = "num:"
 _ANY_NUMBER = NUMBER + "#"
+# A generic rule noun ("the rule", "that policy", "all constraints") keys no content (its
+# stem is a light word), yet a sentence holding one may speak of any rule: the closed world
+# reads it on every rule's topic. Like "some number" it scores nothing alone.
+RULE = "~rule"
+_GENERIC_RULE_NOUNS = frozenset(
+    map(
+        stem,
+        (
+            *("rule", "constraint", "requirement", "policy", "prohibition", "instruction"),
+            *("guideline", "guardrail", "directive", "mandate"),
+        ),
+    )
+)
+_SCORELESS = frozenset({_ANY_NUMBER, RULE})
 # An IPv4 address or network range: a changed octet or prefix is still the same kind of value.
 _ADDRESS = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}(?:/\d{1,2})?")
 
@@ -108,11 +124,12 @@ _ADDRESS = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}(?:/\d{1,2})?")
 def key_weight(key: str) -> int:
     """Return the score of one shared index key.
 
-    An identifier says more than a word; a bare "some number" class says nothing alone.
+    An identifier says more than a word; a bare "some number" class or a generic rule
+    noun says nothing alone.
     """
     if key.startswith(ID):
         return 2
-    return 0 if key == _ANY_NUMBER else 1
+    return 0 if key in _SCORELESS else 1
 
 
 def _weighted(keys: frozenset[str]) -> tuple[tuple[str, int], ...]:
@@ -190,6 +207,8 @@ def _token_keys(token: str) -> tuple[str, ...]:
     bound = _BOUND_KEYS.get(token)
     if bound is not None:
         keys.append(bound)
+    if token.isalpha() and stem(token) in _GENERIC_RULE_NOUNS:
+        keys.append(RULE)
     digits = "".join(filter(str.isdigit, token))
     if digits:
         keys.append(NUMBER + digits[:12])

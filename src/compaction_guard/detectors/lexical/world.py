@@ -23,7 +23,7 @@ from compaction_guard.anchors import comparable, extract_values, unit_word, valu
 from compaction_guard.detectors.lexical.acts import BY_NAME as ACT_CLASSES
 from compaction_guard.detectors.lexical.acts import act_sites
 from compaction_guard.detectors.lexical.frame import bare_words
-from compaction_guard.detectors.lexical.index import NUMBER, lookup_keys
+from compaction_guard.detectors.lexical.index import NUMBER, RULE, lookup_keys
 from compaction_guard.detectors.lexical.label import ENVIRONMENTS, label_scope
 from compaction_guard.detectors.lexical.lexicon import (
     ANAPHORS,
@@ -1835,6 +1835,71 @@ def _group_lift(r: _Read) -> Departure | None:
     return _hit("group_lift", None, "a group of rules lifted or softened together", r.st)
 
 
+def _unnamed_lift(r: _Read) -> Departure | None:
+    """Find a rule that names none of its own words lifted ("The rule was dropped ...").
+
+    "The rule was dropped after the review", "the old constraint was lifted yesterday": a
+    rule noun with nothing before it that names a rule may be this one, wherever it stands
+    on the topic; which rule is meant the tier cannot tell, so it names no kind. "The
+    logging rule", "the rule on logging" name another rule by a word this one lacks (its
+    own words make a reference, read by `_lift`); a lift word denied just before it ("was
+    never lifted") lifts nothing.
+    """
+    tokens, clauses = r.st.tokens, r.st.clauses
+    for at in _unnamed_rule_nouns(tokens):
+        if _names_another_rule(tokens, at, r.own):
+            continue
+        # Its own clause around it: "we scrapped the rule", "the rule no longer applies".
+        span = [
+            i
+            for i in range(max(0, at - _OBJECT_REACH), min(len(tokens), at + 1 + _REACH))
+            if i != at and (not clauses or clauses[i] == clauses[at])
+        ]
+        after = [tokens[i] for i in span if i > at]
+        lift = next(
+            (
+                i
+                for i in span
+                if tokens[i] in _LIFT and _UNNAMED_DENIALS.isdisjoint(tokens[max(0, i - 3) : i])
+            ),
+            None,
+        )
+        if lift is not None or _has_phrase(after, _LIFT_PHRASES) is not None:
+            why = f"{tokens[at]!r} lifted, which may be this rule"
+            return _hit("unnamed_lift", None, why, r.st)
+    return None
+
+
+def _unnamed_rule_nouns(tokens: Sequence[str]) -> list[int]:
+    """Return where a singular generic rule noun opens a noun phrase of its own ("the rule")."""
+    return [
+        at
+        for at, token in enumerate(tokens)
+        if token in _UNNAMED_RULE_NOUNS
+        and (at == 0 or tokens[at - 1] in _NOUN_OPENERS or tokens[at - 1] in _PLAIN_RULE_ADJECTIVES)
+    ]
+
+
+def _names_another_rule(tokens: Sequence[str], at: int, own: frozenset[str]) -> bool:
+    """Tell whether "the rule on logging" names its rule by words this rule lacks."""
+    after = tokens[at + 1 : at + 2]
+    if not after or after[0] not in _RULE_QUALIFIERS:
+        return False
+    named = [t for t in tokens[at + 2 : at + 5] if t.isalpha() and t not in STOPWORDS]
+    return bool(named) and not any(stem(t) in own for t in named)
+
+
+_UNNAMED_RULE_NOUNS = _words(
+    "rule constraint restriction requirement policy guideline guardrail directive mandate "
+    "prohibition"
+)
+# Adjectives before a rule noun that name no rule: "the old rule", "the original constraint".
+_PLAIN_RULE_ADJECTIVES = _words("old original previous earlier existing current former same")
+_OBJECT_REACH = 3  # "dropped the old rule": a lifting verb before its object
+_UNNAMED_DENIALS = _words("not none never no nor nobody")
+_RULE_QUALIFIERS = _words("on for about against of covering around")
+
+
 def _grouped(tokens: Sequence[str]) -> bool:
     """Tell whether a statement speaks of several rules at once ("all of the above")."""
     if not _GROUP_NOUNS.isdisjoint(tokens):
@@ -3423,6 +3488,7 @@ _READERS = (
     _requirement_put_off,
     _carve_out,
     _group_lift,
+    _unnamed_lift,
     _waived,
 )
 
@@ -3521,6 +3587,9 @@ TRIGGERS: dict[Reader, Trigger] = {
     _allowance: lambda st: bool(st.values),
     _carve_out: lambda st: bool(st.permits),
     _group_lift: lambda st: _grouped(st.tokens),
+    _unnamed_lift: lambda st: (
+        not _LIFT.isdisjoint(st.words) or _has_phrase(st.tokens, _LIFT_PHRASES) is not None
+    ),
     _waived: lambda st: bool(_waiver_spots(st.tokens)),
 }
 # Each cued reader's cue words: a statement holding none of them cannot trigger it, so most
@@ -3546,6 +3615,7 @@ CUES: dict[Reader, frozenset[str]] = {
     _allowance: _ALLOWING,
     _carve_out: _PERMIT,  # `Statement.permits` needs a permission word
     _group_lift: _GROUP_NOUNS | _keys_of(_GROUP_PHRASES),
+    _unnamed_lift: _UNNAMED_RULE_NOUNS,
     _waived: _WAIVER_CUES,
 }
 
@@ -4319,7 +4389,7 @@ _RULE_NOUN_KEYS = lookup_keys(
         "quota",
         "ceiling",
     ]
-)
+) | {RULE}
 
 
 def closed_world(

@@ -115,7 +115,8 @@ REPORTING = _stems(
 RULE_NOUNS = _stems(
     """
     rule constraint restriction requirement policy limit cap ban prohibition instruction
-    guideline guardrail condition directive mandate freeze block lock cap budget
+    guideline guardrail condition directive mandate freeze block lock cap budget ceiling
+    quota maximum
     """,
 )
 # Words that open a subordinate clause: a clause they open frames the rule next to it.

@@ -398,7 +398,7 @@ _HYPOTHETICAL = _words("if should would could might whether suppose supposing pr
 _NEGATORS = _words("not never no n't without nothing none nobody neither nor")
 _DENIALS = _words("not never n't")  # right after a permission word: "may not", "can never"
 _SCOPERS = _words("for when if during unless while on")
-_COPULA = _words("is are was were be now set at of to = :")
+_COPULA = _words("is are was were be been now set at of to = :")
 _REACH = 6
 _DISOWN_HEADING = _words(
     """
@@ -1544,8 +1544,24 @@ _ACCEPTING = _words("fine ok okay acceptable allowed permitted tolerated") | _EN
 
 
 def _reported(tokens: Sequence[str]) -> bool:
-    """Tell whether a statement reports a measurement ("spent $120 so far")."""
-    return not _STATE.isdisjoint(tokens) or _has_phrase(tokens, (("so", "far"),)) is not None
+    """Tell whether a statement reports a measurement ("spent $120 so far").
+
+    A state word that names what a rule noun bounds ("the daily spend limit", "the usage
+    cap") reports nothing: the noun after it names the rule, not a level.
+    """
+    if _has_phrase(tokens, (("so", "far"),)) is not None:
+        return True
+    if _STATE.isdisjoint(tokens):
+        return False
+    return any(
+        token in _STATE and not _names_a_bound(tokens[at + 1 : at + 3])
+        for at, token in enumerate(tokens)
+    )
+
+
+def _names_a_bound(following: Sequence[str]) -> bool:
+    """Tell whether a rule noun comes next, or after one more word ("spend (daily) limit")."""
+    return any(stem(token) in RULE_NOUNS | _BOUND_NOUNS for token in following)
 
 
 def _banned(part: Part) -> frozenset[str]:

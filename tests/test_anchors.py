@@ -88,6 +88,22 @@ def test_a_count_of_months_equals_itself_in_years_only_when_whole(months: int) -
         assert values_equal(one(f"{months} months"), in_years)
 
 
+@pytest.mark.parametrize(
+    ("text", "amount"),
+    [
+        ("one hundred fifty words", 150),
+        ("one hundred and twenty-five users", 125),
+        ("a hundred fifty rows", 150),
+        ("two thousand five hundred dollars", 2500),
+        ("two thousand five hundred and ten rows", 2510),
+        ("three thousand requests", 3000),
+        ("one hundred users", 100),
+    ],
+)
+def test_number_words_past_a_hundred_read_as_one_number(text: str, amount: int) -> None:
+    assert one(text).amount == amount
+
+
 def test_per_before_a_determiner_cites_a_source_and_makes_no_rate() -> None:
     assert one("$500, per the user").per == ""
     assert one("12 months per our runbook").per == ""

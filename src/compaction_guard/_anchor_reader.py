@@ -270,6 +270,7 @@ def _decimal(whole: str, frac: str | None) -> Fraction:
 _fraction = functools.lru_cache(maxsize=8192)(Fraction)
 _ZERO, _ONE, _HALF = Fraction(0), Fraction(1), Fraction(1, 2)
 
+_SCALES = {"hundred": 100, "thousand": 1000}
 _TENS = {word: n for word, n in WORD_NUMBERS.items() if n % 10 == 0 and 20 <= n <= 90}  # noqa: PLR2004
 _UNITS_DIGITS = {word: n for word, n in WORD_NUMBERS.items() if 1 <= n <= 9}  # noqa: PLR2004
 
@@ -424,9 +425,46 @@ class _Reader:
         if word == "zero" and nxt not in VALUE_WORDS:
             return None  # "zero DDL statements": a negation (see the modality words)
         raw = _fraction(WORD_NUMBERS[word])
-        if nxt in {"hundred", "thousand"}:
-            return self.quantify(self.i + 1, raw * (100 if nxt == "hundred" else 1000), None, "")
+        scale = _SCALES.get(nxt)
+        if scale is not None or word == "hundred":
+            # "one hundred fifty", "two thousand five hundred", "a hundred and twenty-five"
+            at, amount = (self.i, raw) if scale is None else (self.i + 1, raw * scale)
+            amount, last = self.scaled(at, amount)
+            return self.quantify(last, amount, None, "")
         return self.quantify(self.i, raw, None, "")
+
+    def scaled(self, at: int, amount: Fraction) -> tuple[Fraction, int]:
+        """Read the words after a "hundred" or "thousand" at tokens[at] into `amount`.
+
+        Returns the whole amount and the position of its last word: "thousand five hundred
+        and ten" adds 510 to a thousand, "hundred fifty" 50 to a hundred.
+        """
+        if self.at(at) == "thousand":
+            small, end = self.small(at + 1)
+            if small is not None and self.at(end) == "hundred":
+                amount, end = amount + small * 100, end + 1
+                at = end - 1
+        small, end = self.small(at + 1)
+        if small is not None and small < 100:  # noqa: PLR2004
+            return amount + small, end - 1
+        return amount, at
+
+    def small(self, at: int) -> tuple[int | None, int]:
+        """Read a number below a hundred in words at tokens[at], after an optional "and"."""
+        start = at + 1 if self.at(at) == "and" else at
+        word = self.at(start)
+        left, _, right = word.partition("-")
+        if right and left in _TENS and right in _UNITS_DIGITS:
+            return _TENS[left] + _UNITS_DIGITS[right], start + 1
+        if word in _TENS:
+            following = self.at(start + 1)
+            if following in _UNITS_DIGITS:
+                return _TENS[word] + _UNITS_DIGITS[following], start + 2
+            return _TENS[word], start + 1
+        number = WORD_NUMBERS.get(word)
+        if number is not None and 0 < number < 20:  # noqa: PLR2004
+            return number, start + 1
+        return None, at
 
     def compound_number(self) -> Value | None:
         """Read a tens word and a units word as one number: "twenty-five", "forty two".

@@ -18,6 +18,7 @@ from compaction_guard.detectors.lexical.switches import is_on
 from compaction_guard.normalize import stem
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
 
     from compaction_guard.detectors.lexical.align import Alignment, Part
     from compaction_guard.detectors.lexical.text import Analysis
@@ -116,6 +117,7 @@ def _referring_marks(ctx: _Facts, clause: list[tuple[Analysis, int]]) -> Counter
     adds content of its own ("waived that restriction for the beta cohort") is SCOPED.
     """
     refers = pointed = False
+    referring: list[int] = []  # the places that point back at the rule
     foreign: list[int] = []  # the places of content of the clause's own
     # An exclusive rule is pointed back at by "other", "else" too (`_POINTERS`).
     pointers = _POINTERS if ctx.part.classes.get(_M.ONLY) else ANAPHORS
@@ -126,14 +128,16 @@ def _referring_marks(ctx: _Facts, clause: list[tuple[Analysis, int]]) -> Counter
         key = analysis.keys[index]
         if token in pointers:
             refers = pointed = True  # "other buckets" points back at an exclusive rule
+            referring.append(place)
         elif key in family or stem(token) in RULE_NOUNS:
             refers = True
+            referring.append(place)
         elif key is not None and not key.startswith("~") and mark < 0 and key not in GENERIC:
             foreign.append(place)
     if not refers or (foreign and not pointed):
         return Counter()
     # Its marks and the words that scope it are read only for a clause that points back.
-    classes = _clause_marks(ctx.part, clause)
+    classes = _clause_marks(ctx.part, clause, referring)
     if foreign and any(map(_scoping_words(clause).__getitem__, foreign)):
         classes[SCOPED] += 1
     if pointed:
@@ -144,19 +148,25 @@ def _referring_marks(ctx: _Facts, clause: list[tuple[Analysis, int]]) -> Counter
 _POINTERS = ANAPHORS | ONLY_WORDS
 
 
-def _clause_marks(part: Part, clause: list[tuple[Analysis, int]]) -> Counter[Modality]:
+def _clause_marks(
+    part: Part, clause: list[tuple[Analysis, int]], referring: Sequence[int] = ()
+) -> Counter[Modality]:
     """Count the force words of a clause, less lifting verbs that are the rule's act (`_acts`).
 
-    A lifting verb denied just before it ("the rule was never lifted") lifts nothing.
+    A lifting verb denied just before it ("the rule was never lifted") lifts nothing, nor
+    does one whose agent is all that points back at the rule ("Helvetica, replaced by the
+    Inter rule above": the rule is what replaced, not what was replaced).
     """
     classes: Counter[Modality] = Counter()
-    for analysis, index in clause:
+    for place, (analysis, index) in enumerate(clause):
         mark = analysis.mark_at[index]
         if mark >= 0 and analysis.marks[mark].start == index:
             modality = analysis.marks[mark].modality
             if modality is _M.LIFT_VERB and _acts(part, analysis, index):
                 continue
-            if modality in _LIFTS and _denied(analysis, index):
+            if modality in _LIFTS and (
+                _denied(analysis, index) or _by_the_rule(clause, place, referring)
+            ):
                 continue
             classes[modality] += 1
     return classes
@@ -164,6 +174,14 @@ def _clause_marks(part: Part, clause: list[tuple[Analysis, int]]) -> Counter[Mod
 
 _DENIALS = frozenset({"not", "never", "no", "n't"})
 _LIFTS = frozenset({_M.LIFT, _M.LIFT_VERB})
+
+
+def _by_the_rule(clause: list[tuple[Analysis, int]], place: int, referring: Sequence[int]) -> bool:
+    """Tell whether a lifting verb's agent ("replaced by ...") holds every pointer to the rule."""
+    if place + 1 >= len(clause):
+        return False
+    analysis, index = clause[place + 1]
+    return analysis.tokens[index] == "by" and bool(referring) and min(referring) > place + 1
 
 
 def _denied(analysis: Analysis, index: int) -> bool:

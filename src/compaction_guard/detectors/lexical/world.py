@@ -1090,6 +1090,8 @@ def _lift(r: _Read) -> Departure | None:
     for position, token in lifts:
         if token not in _LIFT or stem(token) in r.own or _negated_at(tokens, position):
             continue
+        if _done_by_the_rule(tokens, position, r.refs):
+            continue
         if lifted_to_value(tokens, r.st.values, position):
             continue  # "dropped that to 3 days": a change, read by `_change`
         if _near(r.st, r.refs, position) or (r.st.implicit and not r.refs and position <= _REACH):
@@ -1183,9 +1185,20 @@ def _supersede(r: _Read) -> Departure | None:
     at = _has_phrase(tokens, _SUPERSEDE_PHRASES)
     if at is None and not _SUPERSEDE.isdisjoint(r.words):
         at = next((i for i, t in enumerate(tokens) if t in _SUPERSEDE), None)
-    if at is not None and (_near(r.st, r.refs, at) or r.st.implicit or (r.st.attached and at == 0)):
+    if at is None or _done_by_the_rule(tokens, at, r.refs):
+        return None
+    if _near(r.st, r.refs, at) or r.st.implicit or (r.st.attached and at == 0):
         return _hit("superseded", Kind.CONTRADICTED, "the rule is said to belong to the past", r.st)
     return None
+
+
+def _done_by_the_rule(tokens: Sequence[str], at: int, refs: Sequence[int]) -> bool:
+    """Tell whether a lift or supersession at `at` has the rule for its agent, after "by".
+
+    "Use Helvetica for PDFs (replaced by the Inter rule above)": what points back at the
+    rule is all in the agent, so the rule did the replacing and another rule is gone.
+    """
+    return tuple(tokens[at + 1 : at + 2]) == ("by",) and bool(refs) and min(refs) > at + 1
 
 
 def _permission(r: _Read) -> Departure | None:
@@ -4455,7 +4468,13 @@ def _topic_departure(  # noqa: C901, PLR0912 (one flat loop: it runs for every t
     topics = _topics_of(index)
     applying = applicable(part)
     facts, binds = _facts(part), BINDS if _PREFILTER.get() else {}
-    after_copy = {index.next_id(sid) for sid in skip}
+    # A heading right after a copy titles what follows it ("## Superseded"): no remark on it.
+    after_copy = {
+        following
+        for sid in skip
+        if (following := index.next_id(sid)) is not None
+        and index.sentences[following].lead != "#"
+    }
     plain, attached_to, shared = _topic_map(part, index, skip)
     # The sentences already read that cannot depart from the part (`_Topics.dead`, `idle`) are
     # left out by one set test each, in C; a remark after the copy is read whatever it is.

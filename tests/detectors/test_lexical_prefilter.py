@@ -257,22 +257,26 @@ def test_a_statement_made_for_the_triggers_derives_what_a_full_one_holds() -> No
             assert getattr(probe, name) == getattr(full, name), name
 
 
-def _forward_anaphors(index: ViewIndex, mentions: set[int]) -> set[int]:
-    """The anaphor walk as first written: forwards from every mention, past the next sentence,
-    up to and with the first sentence offering an antecedent; reference for `_reaches`."""
+def _forward_anaphors(
+    index: ViewIndex, mentions: set[int], measures: frozenset[tuple[str, ...]]
+) -> set[int]:
+    """The anaphor walk written forwards from every mention, past the next sentence, up to
+    and with the first sentence offering a firm antecedent or values that stop a rule of
+    `measures` (`_walks_past`); reference for `_reaches`."""
     topics = world._topics_of(index)
     found: set[int] = set()
     for mention in mentions:
-        first = index.next_id(mention)
-        if first is None or world._offers_antecedent(topics, first):
-            continue
-        current = index.next_id(first)
+        passed: frozenset[tuple[str, ...]] = frozenset()
+        current, first = index.next_id(mention), True
         while current is not None:
-            if not world._ANAPHORS.isdisjoint(index.sentences[current].worded().tokens):
+            anaphoric = not world._ANAPHORS.isdisjoint(index.sentences[current].worded().tokens)
+            if not first and anaphoric and world._walks_past(passed, measures):
                 found.add(current)
-            if world._offers_antecedent(topics, current):
+            offered = world._offer(topics, current)
+            passed |= offered
+            if offered is world._FIRM or not world._walks_past(passed, measures):
                 break
-            current = index.next_id(current)
+            current, first = index.next_id(current), False
     return found
 
 
@@ -288,9 +292,20 @@ def test_the_backward_anaphor_walk_finds_what_a_forward_walk_does() -> None:
         case = load(path)
         index = ViewIndex(SummaryView.from_summary(str(case["summary"])))
         every = set(range(len(index.sentences)))
-        for mentions in [every, *({sid} for sid in every)]:
-            expected = _departing(index, _forward_anaphors(index, mentions))
-            assert world._anaphors_beyond(index, mentions) == expected, (path.name, mentions)
+        for mentions, measures in itertools.product(
+            [every, *({sid} for sid in every)], _MEASURES
+        ):
+            expected = _departing(index, _forward_anaphors(index, mentions, measures))
+            found = world._anaphors_beyond(index, mentions, measures)
+            assert found == expected, (path.name, mentions, measures)
+
+
+# A rule with no value, one of money, one of data size: what stops a walk differs.
+_MEASURES: list[frozenset[tuple[str, ...]]] = [
+    frozenset(),
+    frozenset({("money", "money")}),
+    frozenset({("quantity", "data")}),
+]
 
 
 def test_a_probed_site_is_still_walked_forwards() -> None:
@@ -301,7 +316,7 @@ def test_a_probed_site_is_still_walked_forwards() -> None:
     (part,) = parts_of("Keep replies under 200 words.")
     mentions = index.sharing(world._topic_keys(part), part.probes)
     assert mentions and all(index.sentences[m].line < 0 for m in mentions)
-    beyond = world._anaphors_beyond(index, mentions)
+    beyond = world._anaphors_beyond(index, mentions, world._facts(part).measures)
     assert [index.sentences[sid].text for sid in beyond] == ["going over that is fine."]
 
 

@@ -4835,7 +4835,8 @@ def _remote_departure(
     if not is_on("anaphor_reach"):
         return None
     topics = _topics_of(index)
-    for sid in sorted(_anaphors_beyond(index, shared | skip) - skip):
+    measures = _facts(part).measures
+    for sid in sorted(_anaphors_beyond(index, shared | skip, measures) - skip):
         topic = topics.get(sid) or topics.read(sid)
         if not topic.readers and not topic.bare_permission:
             continue
@@ -4849,22 +4850,34 @@ def _remote_departure(
     return None
 
 
-def _anaphors_beyond(index: ViewIndex, mentions: set[int]) -> set[int]:
+def _anaphors_beyond(
+    index: ViewIndex, mentions: set[int], measures: frozenset[tuple[str, ...]]
+) -> set[int]:
     """Return the sentences with an anaphor after the one next to a mention, up to an antecedent.
 
     From each mention the walk goes on while no sentence offers an antecedent of the
     rule's kind (`_offers_antecedent`) and stops after the first that does. In a fully
     indexed site it is walked backwards, once per view, from each anaphor that can depart
     (`_reaches`): a view holds few, and most sentences a forward walk passes need never be
-    read. A large site cuts its sentences as a walk meets them, so there the walk goes
-    forwards from each mention, and the rest of a walk from any sentence is kept per
-    view (`_Topics.walks`): the same whoever reached it. Only the anaphors a fully
-    indexed site's walk finds that can depart are returned; `_remote_departure` reads no
-    other.
+    read. There a sentence whose only antecedents are values stops the walk only for a
+    rule with a value of their measure (`measures`, the rule's `_measure_keys`): "Three
+    endpoints were profiled" offers "that" nothing a 2 MB cap could be confused with. A
+    large site cuts its sentences as a walk meets them, so there the walk goes forwards
+    from each mention, stops at any antecedent, and the rest of a walk from any sentence
+    is kept per view (`_Topics.walks`): the same whoever reached it. Only the anaphors a
+    fully indexed site's walk finds that can depart are returned; `_remote_departure`
+    reads no other.
     """
     topics = _topics_of(index)
     sentences = index.sentences
-    found = {sid for sid, reach in _reaches(topics).items() if not reach.isdisjoint(mentions)}
+    found = {
+        sid
+        for sid, reach in _reaches(topics).items()
+        if any(
+            mention in mentions and _walks_past(passed, measures)
+            for mention, passed in reach.items()
+        )
+    }
     # A probed sentence does not know its line (`Sentence.line`): its site is cut as read.
     probed = {mention for mention in mentions if sentences[mention].line < 0}
     if not probed:
@@ -4876,14 +4889,15 @@ def _anaphors_beyond(index: ViewIndex, mentions: set[int]) -> set[int]:
     return found.union(*map(beyond.__getitem__, probed))
 
 
-def _reaches(topics: _Topics) -> dict[int, frozenset[int]]:
+def _reaches(topics: _Topics) -> dict[int, dict[int, frozenset[tuple[str, ...]]]]:
     """Return, for each anaphor of a fully indexed site that can depart, the mentions it is past.
 
     A walk from a mention starts at the sentence after the one next to it and finds an
     anaphor when no sentence between offers an antecedent. Walked back from the anaphor:
     the sentence before it must offer none, and then every sentence before that is a
-    mention whose walk finds it, up to the first one offering an antecedent after it.
-    Worked out once per view.
+    mention whose walk finds it, up to the first one offering an antecedent after it
+    other than values; each mention keeps the measures of the values passed on the way
+    (`_walks_past` tells, per rule, whether they stop it). Worked out once per view.
     """
     if topics.reaches is not None:
         return topics.reaches
@@ -4894,19 +4908,35 @@ def _reaches(topics: _Topics) -> dict[int, frozenset[int]]:
         following = index.next_id(sid)
         if following is not None:
             previous[following] = sid
-    reaches: dict[int, frozenset[int]] = {}
+    reaches: dict[int, dict[int, frozenset[tuple[str, ...]]]] = {}
     for sid in filter(functools.partial(_departing_anaphor, topics), indexed):
-        reach: set[int] = set()
+        reach: dict[int, frozenset[tuple[str, ...]]] = {}
+        passed: frozenset[tuple[str, ...]] = _NONE
         between = previous.get(sid)
-        while between is not None and not _offers_antecedent(topics, between):
+        while between is not None:
+            offered = _offer(topics, between)
+            if offered is _FIRM:
+                break
+            passed |= offered
             mention = previous.get(between)
             if mention is None:
                 break
-            reach.add(mention)
+            reach[mention] = passed
             between = mention
-        reaches[sid] = frozenset(reach)
+        reaches[sid] = reach
     topics.reaches = reaches
     return reaches
+
+
+def _walks_past(passed: frozenset[tuple[str, ...]], measures: frozenset[tuple[str, ...]]) -> bool:
+    """Tell whether the values a walk passed leave a rule with `measures` in reach.
+
+    None of them measures what the rule's values do, and a bare number ("14 were fixed")
+    stops the walk for any rule with a value, since it may be that value in other words.
+    """
+    if not passed or not measures:
+        return True
+    return _BARE_MEASURE not in passed and passed.isdisjoint(measures)
 
 
 def _departing_anaphor(topics: _Topics, sid: int) -> bool:
@@ -4961,22 +4991,46 @@ def _offers_antecedent(topics: _Topics, sid: int) -> bool:
     A value ("we ordered 12 pizzas"), a force or bound word (another rule, a hedge), or a
     rule noun ("the lunch budget"); "Lunch was ordered." offers none.
     """
+    return bool(_offer(topics, sid))
+
+
+def _offer(topics: _Topics, sid: int) -> frozenset[tuple[str, ...]]:
+    """Return what a sentence offers an anaphor: `_FIRM`, the measures of its values, or none.
+
+    A rule noun or a force or bound word is a firm antecedent; values alone offer what
+    they measure (`_measure_keys`, a bare number `_BARE_MEASURE`), which only a rule of
+    that measure could be confused with (`_walks_past`).
+    """
     known = topics.antecedents
-    offers = known.get(sid)
-    if offers is None:
-        offers = known[sid] = _antecedent_in(topics.index.sentences[sid])
-    return offers
+    offered = known.get(sid)
+    if offered is None:
+        offered = known[sid] = _antecedent_in(topics.index.sentences[sid])
+    return offered
 
 
-def _antecedent_in(sentence: Sentence) -> bool:
+def _antecedent_in(sentence: Sentence) -> frozenset[tuple[str, ...]]:
     # The index keys first: a rule noun answers without reading the sentence's words.
-    if not _RULE_NOUN_KEYS.isdisjoint(sentence.keys) or sentence.worded().values:
-        return True
+    if not _RULE_NOUN_KEYS.isdisjoint(sentence.keys):
+        return _FIRM
     if sentence.analysis is not None:
-        return bool(sentence.analysis.marks)
-    # Frames recast marks one for one (`frame.reframe`), so the phrase reading alone tells
-    # whether there is any: a walk past many sentences need not analyse each in full.
-    return bool(find_modality(list(sentence.worded().tokens)))
+        marked = bool(sentence.analysis.marks)
+    else:
+        # Frames recast marks one for one (`frame.reframe`), so the phrase reading alone
+        # tells whether there is any: a walk past many sentences need not analyse each.
+        marked = bool(find_modality(list(sentence.worded().tokens)))
+    if marked:
+        return _FIRM
+    values = sentence.worded().values
+    return frozenset(_BARE_MEASURE if _bare(v) else key for v in values for key in _measure_keys(v))
+
+
+def _bare(value: Value) -> bool:
+    return value.kind == "number" and not value.unit and not value.per
+
+
+# What `_offer` gives a sentence with a rule noun or a force word: one key no value has.
+_FIRM: frozenset[tuple[str, ...]] = frozenset({("firm",)})
+_BARE_MEASURE = ("number", "bare")
 
 
 _ANAPHORS = frozenset({"this", "that", "it", "these", "those", "such", "it's", "that's"})
@@ -5180,10 +5234,10 @@ class _Topics(dict[int, _Topic]):
     def __init__(self, index: ViewIndex) -> None:
         super().__init__()
         self._index = index.weak()  # kept in the index's memo: no cycle through it
-        self.antecedents: dict[int, bool] = {}
+        self.antecedents: dict[int, frozenset[tuple[str, ...]]] = {}
         self.walks: dict[int, frozenset[int]] = {}
         self.beyond: dict[int, frozenset[int]] = {}
-        self.reaches: dict[int, frozenset[int]] | None = None
+        self.reaches: dict[int, dict[int, frozenset[tuple[str, ...]]]] | None = None
         self.after: dict[int, int] = {}
         self.dead: set[int] = set()
         self.idle: dict[frozenset[Reader], set[int]] = {}

@@ -673,6 +673,13 @@ RULES: tuple[Rule, ...] = (
         "unverifiable/unnamed_lift_the_rule_was_dropped",
     ),
     _r(
+        "unnamed_bound_change",
+        set(),
+        world._unnamed_bound_change,
+        "For a rule that bounds a value, a bound noun that names no bound by words of its own ('the cap', 'the limit'), changed anywhere on the topic ('The user later doubled the cap'), may be this rule's: it abstains. 'The cap on concurrent jobs' or 'the rate limit' names another; a denied change changes nothing.",
+        "unverifiable/unnamed_bound_changed_past_progress",
+    ),
+    _r(
         "carve_out",
         set(),
         world._carve_out,

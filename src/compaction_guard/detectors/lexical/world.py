@@ -1899,12 +1899,47 @@ def _unnamed_lift(r: _Read) -> Departure | None:
     return None
 
 
+def _unnamed_bound_change(r: _Read) -> Departure | None:
+    """Find a bound that names none of its own words changed ("The user doubled the cap").
+
+    "The user later doubled the cap", "the limit was raised on Monday": for a rule that
+    bounds a value, a bound noun with nothing before it that names another bound may be
+    this rule's, wherever it stands on the topic; which bound is meant the tier cannot
+    tell, so it names no kind. "The cap on concurrent jobs", "the rate limit" and a
+    limit given a value of another dimension name another; a change denied ("nobody
+    raised the cap") changes nothing.
+    """
+    part = r.part
+    if not (part.classes[Modality.MAX] or part.classes[Modality.MIN]):
+        return None
+    values = part.analysis.values
+    if r.st.values and not any(comparable(v, w) for v in r.st.values for w in values):
+        return None  # "raised the limit to 40 requests per minute": another dimension's bound
+    tokens, clauses = r.st.tokens, r.st.clauses
+    for at in _unnamed_nouns(tokens, _UNNAMED_BOUND_NOUNS):
+        if _names_another_rule(tokens, at, r.own):
+            continue
+        span = range(max(0, at - _OBJECT_REACH), min(len(tokens), at + 1 + _REACH))
+        for i in span:
+            if i == at or (clauses and clauses[i] != clauses[at]) or tokens[i] not in _CHANGE:
+                continue
+            if _UNNAMED_DENIALS.isdisjoint(tokens[max(0, i - 3) : i]):
+                why = f"{tokens[at]!r} {tokens[i]}, which may be this rule's bound"
+                return _hit("unnamed_bound_change", None, why, r.st)
+    return None
+
+
 def _unnamed_rule_nouns(tokens: Sequence[str]) -> list[int]:
     """Return where a singular generic rule noun opens a noun phrase of its own ("the rule")."""
+    return _unnamed_nouns(tokens, _UNNAMED_RULE_NOUNS)
+
+
+def _unnamed_nouns(tokens: Sequence[str], nouns: frozenset[str]) -> list[int]:
+    """Return where one of `nouns` opens a noun phrase of its own ("the rule", "the old cap")."""
     return [
         at
         for at, token in enumerate(tokens)
-        if token in _UNNAMED_RULE_NOUNS
+        if token in nouns
         and (at == 0 or tokens[at - 1] in _NOUN_OPENERS or tokens[at - 1] in _PLAIN_RULE_ADJECTIVES)
     ]
 
@@ -1922,6 +1957,7 @@ _UNNAMED_RULE_NOUNS = _words(
     "rule constraint restriction requirement policy guideline guardrail directive mandate "
     "prohibition"
 )
+_UNNAMED_BOUND_NOUNS = _words("cap limit ceiling maximum budget quota")
 # Adjectives before a rule noun that name no rule: "the old rule", "the original constraint".
 _PLAIN_RULE_ADJECTIVES = _words("old original previous earlier existing current former same")
 _OBJECT_REACH = 3  # "dropped the old rule": a lifting verb before its object
@@ -3518,6 +3554,7 @@ _READERS = (
     _carve_out,
     _group_lift,
     _unnamed_lift,
+    _unnamed_bound_change,
     _waived,
 )
 
@@ -3619,6 +3656,7 @@ TRIGGERS: dict[Reader, Trigger] = {
     _unnamed_lift: lambda st: (
         not _LIFT.isdisjoint(st.words) or _has_phrase(st.tokens, _LIFT_PHRASES) is not None
     ),
+    _unnamed_bound_change: lambda st: not _CHANGE.isdisjoint(st.words),
     _waived: lambda st: bool(_waiver_spots(st.tokens)),
 }
 # Each cued reader's cue words: a statement holding none of them cannot trigger it, so most
@@ -3645,6 +3683,7 @@ CUES: dict[Reader, frozenset[str]] = {
     _carve_out: _PERMIT,  # `Statement.permits` needs a permission word
     _group_lift: _GROUP_NOUNS | _keys_of(_GROUP_PHRASES),
     _unnamed_lift: _UNNAMED_RULE_NOUNS,
+    _unnamed_bound_change: _UNNAMED_BOUND_NOUNS,
     _waived: _WAIVER_CUES,
 }
 
@@ -3726,6 +3765,9 @@ APPLIES: dict[Reader, Callable[[Part], bool]] = {
     _value: lambda part: bool(part.analysis.values),  # a new value needs one of the rule's
     _extension: lambda part: "only" in part.analysis.tokens,
     _other_choice: lambda part: "only" in part.analysis.tokens,
+    _unnamed_bound_change: lambda part: bool(
+        part.classes[Modality.MAX] or part.classes[Modality.MIN]
+    ),
     _scope: lambda part: "only" not in part.analysis.tokens,
     _exception: lambda part: "except" not in part.analysis.tokens,
     _unit_permission: lambda part: bool(rule_units(part)),  # `other_unit` needs the rule's

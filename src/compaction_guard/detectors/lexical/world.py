@@ -212,7 +212,7 @@ _LIFT = _words(
     expired lapsed expires expire
     void voided ended gone withdrawn repealed disabled deactivated ignore ignored disregard
     disregarded forget forgot forgotten retracted retract retracts overturned overturn
-    vetoed veto
+    vetoed veto skip skipped bypass bypassed
     """,
 )
 # The lifts that end the rule later, not now: "This holds until Friday.", "It expires
@@ -1092,6 +1092,8 @@ def _lift(r: _Read) -> Departure | None:
             continue
         if _done_by_the_rule(tokens, position, r.refs):
             continue
+        if token in _SKIPS and not _skips_the_rule(tokens, position):
+            continue  # "preview images can skip signing": a permission, read by `_permission`
         if lifted_to_value(tokens, r.st.values, position):
             continue  # "dropped that to 3 days": a change, read by `_change`
         if _near(r.st, r.refs, position) or (r.st.implicit and not r.refs and position <= _REACH):
@@ -1190,6 +1192,15 @@ def _supersede(r: _Read) -> Departure | None:
     if _near(r.st, r.refs, at) or r.st.implicit or (r.st.attached and at == 0):
         return _hit("superseded", Kind.CONTRADICTED, "the rule is said to belong to the past", r.st)
     return None
+
+
+def _skips_the_rule(tokens: Sequence[str], at: int) -> bool:
+    """Tell whether a skipping verb takes the rule for its object ("skip it", "bypass the rule")."""
+    following = [t for t in tokens[at + 1 : at + 3] if t not in _DETERMINERS]
+    return bool(following) and (following[0] in _POINTERS or stem(following[0]) in RULE_NOUNS)
+
+
+_SKIPS = _words("skip skipped bypass bypassed")
 
 
 def _done_by_the_rule(tokens: Sequence[str], at: int, refs: Sequence[int]) -> bool:
@@ -1927,6 +1938,83 @@ def _unnamed_bound_change(r: _Read) -> Departure | None:
                 why = f"{tokens[at]!r} {tokens[i]}, which may be this rule's bound"
                 return _hit("unnamed_bound_change", None, why, r.st)
     return None
+
+
+def _resumed(r: _Read) -> Departure | None:
+    """Find what a ban forbids enabled again ("Writes were re-enabled for the batch window").
+
+    "Writes were re-enabled", "pushes to main were unblocked", "EU sends resumed Monday":
+    the act the rule forbids or pauses, named by its own word, with a word that starts it
+    again in its clause. For a pause held to a condition ("while the incident is open")
+    the condition may have ended, a ban of some days or amounts may not reach where the
+    act started again, and a scope ("for subscribed users") may lie outside the ban, so
+    the tier names no kind there; otherwise the ban is lifted. Another name in the clause
+    ("writes to orders_staging") is another target, and a resumption denied ("were not
+    re-enabled") starts nothing.
+    """
+    acts = _banned_acts(r.part)
+    if not acts or acts.isdisjoint(r.st.stem_set):
+        return None
+    tokens, clauses, stems = r.st.tokens, r.st.clauses, r.st.stems
+    for at, token in enumerate(tokens):
+        if token not in _RESUMING or not _UNNAMED_DENIALS.isdisjoint(tokens[max(0, at - 3) : at]):
+            continue
+        clause = [i for i in range(len(tokens)) if not clauses or clauses[i] == clauses[at]]
+        if not any(stems[i] in acts and abs(i - at) <= _REACH for i in clause):
+            continue
+        valued = {i for v in r.st.values for i in range(v.start, v.end)}
+        named = [i for i in clause if i not in valued and _is_name_like(tokens[i])]
+        if any(stems[i] not in r.own for i in named):
+            continue  # "writes to orders_staging were re-enabled": another target
+        why = f"{token!r}: what the rule forbids starts again"
+        part = r.part
+        held = part.classes[Modality.CONDITION] or not _UNTIL_WORDS.isdisjoint(part.analysis.tokens)
+        if held or part.analysis.values or _scoped(tokens[at + 1 :], r.own):
+            # "Never deploy on Fridays. Deploys resumed on Monday.": the act may start again
+            # where the ban does not reach (its condition ended, another day, another case).
+            return _hit("resumed_act", None, why, r.st)
+        return _hit("resumed_act", Kind.CONTRADICTED, why, r.st)
+    return None
+
+
+def _banned_acts(part: Part) -> frozenset[str]:
+    """Return the stems naming the act a rule forbids ("write") or pauses ("deploys").
+
+    "Never write to ..." forbids its verb, "Do not send push notifications ..." its verb
+    and the object right after it; "Pause all deploys ..." pauses its object.
+    """
+    analysis = part.analysis
+    act = _act(part)
+    if act in _PAUSING:
+        paused = [
+            stem(t)
+            for i, t in enumerate(analysis.tokens[1:4], start=1)
+            if analysis.keys[i] is not None and t not in _DETERMINERS
+        ]
+        return frozenset(paused[:1])
+    if not part.classes[Modality.FORBID]:
+        return frozenset()
+    for mark in analysis.marks:
+        if mark.modality is not Modality.FORBID:
+            continue
+        following = [i for i in range(mark.end, len(analysis.tokens)) if analysis.keys[i]]
+        if not following:
+            return frozenset()
+        verb = following[0]
+        found = {stem(analysis.tokens[verb])}
+        after = [t for t in analysis.tokens[verb + 1 : verb + 3] if t not in _DETERMINERS]
+        if after and analysis.keys[analysis.tokens.index(after[0], verb + 1)]:
+            found.add(stem(after[0]))  # "send push notifications": the object right after
+        return frozenset(found)
+    return frozenset()
+
+
+_RESUMING = _words(
+    "re-enabled reenabled enabled unblocked resumed resume resumes restarted reopened "
+    "unpaused unfrozen reinstated"
+)
+_PAUSING = frozenset(stem(w) for w in ("pause", "freeze", "halt", "stop", "suspend", "block"))
+_UNTIL_WORDS = _words("while until during till unless")
 
 
 def _unnamed_rule_nouns(tokens: Sequence[str]) -> list[int]:
@@ -3555,6 +3643,7 @@ _READERS = (
     _group_lift,
     _unnamed_lift,
     _unnamed_bound_change,
+    _resumed,
     _waived,
 )
 
@@ -3684,6 +3773,7 @@ CUES: dict[Reader, frozenset[str]] = {
     _group_lift: _GROUP_NOUNS | _keys_of(_GROUP_PHRASES),
     _unnamed_lift: _UNNAMED_RULE_NOUNS,
     _unnamed_bound_change: _UNNAMED_BOUND_NOUNS,
+    _resumed: _RESUMING,
     _waived: _WAIVER_CUES,
 }
 
@@ -3768,6 +3858,7 @@ APPLIES: dict[Reader, Callable[[Part], bool]] = {
     _unnamed_bound_change: lambda part: bool(
         part.classes[Modality.MAX] or part.classes[Modality.MIN]
     ),
+    _resumed: lambda part: bool(_banned_acts(part)),
     _scope: lambda part: "only" not in part.analysis.tokens,
     _exception: lambda part: "except" not in part.analysis.tokens,
     _unit_permission: lambda part: bool(rule_units(part)),  # `other_unit` needs the rule's
@@ -3911,6 +4002,7 @@ BINDS: dict[Reader, Callable[[_Facts, Statement], bool]] = {
     _allowance: _allowance_binds,
     _carve_out: lambda _, st: st.attached or _asks(st),
     _waived: lambda _, st: st.attached,
+    _resumed: lambda facts, st: not _banned_acts(facts.part).isdisjoint(st.stem_set),
 }
 
 
@@ -5391,6 +5483,7 @@ _DEPARTURE_WORDS = frozenset().union(
     _SUPERSEDE,
     _ADDING,
     _OMIT,
+    _RESUMING,
     *(
         {phrase[0] for phrase in phrases}
         for phrases in (

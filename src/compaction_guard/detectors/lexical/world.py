@@ -1913,8 +1913,9 @@ def _unnamed_lift(r: _Read) -> Departure | None:
 def _unnamed_bound_change(r: _Read) -> Departure | None:
     """Find a bound that names none of its own words changed ("The user doubled the cap").
 
-    "The user later doubled the cap", "the limit was raised on Monday": for a rule that
-    bounds a value, a bound noun with nothing before it that names another bound may be
+    "The user later doubled the cap", "the limit was raised on Monday", "since Tuesday
+    the ceiling is $1,100": for a rule that bounds a value, a bound noun with nothing
+    before it that names another bound, changed or given a value past the rule's, may be
     this rule's, wherever it stands on the topic; which bound is meant the tier cannot
     tell, so it names no kind. "The cap on concurrent jobs", "the rate limit" and a
     limit given a value of another dimension name another; a change denied ("nobody
@@ -1928,7 +1929,7 @@ def _unnamed_bound_change(r: _Read) -> Departure | None:
         return None  # "raised the limit to 40 requests per minute": another dimension's bound
     tokens, clauses = r.st.tokens, r.st.clauses
     for at in _unnamed_nouns(tokens, _UNNAMED_BOUND_NOUNS):
-        if _names_another_rule(tokens, at, r.own):
+        if _names_another_rule(tokens, at, r.own) or _compounded(tokens, at):
             continue
         span = range(max(0, at - _OBJECT_REACH), min(len(tokens), at + 1 + _REACH))
         for i in span:
@@ -1937,6 +1938,32 @@ def _unnamed_bound_change(r: _Read) -> Departure | None:
             if _UNNAMED_DENIALS.isdisjoint(tokens[max(0, i - 3) : i]):
                 why = f"{tokens[at]!r} {tokens[i]}, which may be this rule's bound"
                 return _hit("unnamed_bound_change", None, why, r.st)
+        value = _bound_set_past(part, tokens, at, r.st.values)
+        if value is not None:
+            why = f"{tokens[at]!r} set to {value.surface}, which may be this rule's bound"
+            return _hit("unnamed_bound_change", None, why, r.st)
+    return None
+
+
+def _compounded(tokens: Sequence[str], at: int) -> bool:
+    """Tell whether a rule noun modifies the next ("the budget cap for this run")."""
+    following = tokens[at + 1] if at + 1 < len(tokens) else ""
+    return following in _UNNAMED_BOUND_NOUNS or following in _UNNAMED_RULE_NOUNS
+
+
+def _bound_set_past(
+    part: Part, tokens: Sequence[str], at: int, values: Sequence[Value]
+) -> Value | None:
+    """Return a value past the rule's bound that a copula gives the bound noun at `at`.
+
+    "Since Tuesday the ceiling is $1,100" for "under $800"; "the cap is $300" is inside it.
+    """
+    for value in values:
+        between = tokens[at + 1 : value.start]
+        if not 0 < value.start - at <= _REACH or _COPULA.isdisjoint(between):
+            continue
+        if _past_bound(part, value) and _UNNAMED_DENIALS.isdisjoint(between):
+            return value
     return None
 
 
@@ -3164,6 +3191,12 @@ def _value(r: _Read) -> Departure | None:  # noqa: C901, PLR0911 (one return per
         # "(up to $1,200 with approval)", "(budget $1,000 in total)": a second bound of
         # the slot in the copy's own remark, whatever it reports besides
         return _hit("later_value", None, "a second bound of the rule's slot", r.st)
+    subject_bound = next((v for v in bounded if _bounds_the_subject(r, v)), None)
+    if subject_bound is not None:
+        # "Daily cloud spend is now capped at $1,100": the rule's own subject bounded past
+        # its bound is no report of a level, whatever "spend" reports elsewhere.
+        why = f"{subject_bound.surface} may be a new bound of the rule's subject"
+        return _hit("later_value", None, why, r.st)
     if _reported(tokens):
         if r.st.attached and any(_past_bound(r.part, v) for v in bounded):
             # "Up to 1,200 in total." right after the copy: "total" may report a level,
@@ -3184,6 +3217,34 @@ def _value(r: _Read) -> Departure | None:  # noqa: C901, PLR0911 (one return per
         if before[-1] in aspects and "now" in between:
             return _hit("later_value", None, f"{value.surface} may be the rule's new value", r.st)
     return _set_value(r, new) or _subject_value(r) or _subject_bound(r) or _remark_value(r)
+
+
+def _bounds_the_subject(r: _Read, value: Value) -> bool:
+    """Tell whether a bounded value past the rule's bound follows the rule's own words.
+
+    One of the rule's head words stands before it in its clause, and the value lies past
+    the bound ("$1,100" for "under $800"); a tighter one ("capped at $300") departs from
+    nothing.
+    """
+    if r.st.attached or r.st.implicit:
+        return False  # next to a mention the subject's own readers decide (`_subject_bound`)
+    if not (r.part.classes[Modality.MAX] or r.part.classes[Modality.MIN]):
+        return False
+    if not _past_bound(r.part, value):
+        return False
+    tokens, clauses = r.st.tokens, r.st.clauses
+    before = [
+        m
+        for m in r.mentions
+        if 0 < value.start - m <= _REACH and (not clauses or clauses[m] == clauses[value.start])
+    ]
+    # The mention heads its noun phrase: "spend is capped", not "build caches are capped".
+    following = tokens[before[-1] + 1] if before else ""
+    return bool(before) and (following in STOPWORDS or following in _HEAD_ENDS)
+
+
+# Words after a noun that end its phrase: a copula or a modal ("spend may now reach").
+_HEAD_ENDS = _COPULA | _words("may can could might must should will shall would has have")
 
 
 def _set_value(r: _Read, new: Sequence[Value]) -> Departure | None:
@@ -3576,7 +3637,7 @@ def _bound_before(tokens: Sequence[str], start: int) -> bool:
     return any(t in _BOUND_WORDS or t in _BOUND_LEADS for t in tokens[max(0, start - 2) : start])
 
 
-_BOUND_LEADS = _words("up max maximum most least capped cap limit ceiling budget quota")
+_BOUND_LEADS = _words("up max maximum most least capped cap limit ceiling budget quota reach")
 
 
 def _bounds_a_value(tokens: Sequence[str], values: Sequence[Value]) -> bool:
@@ -3745,7 +3806,7 @@ TRIGGERS: dict[Reader, Trigger] = {
     _unnamed_lift: lambda st: (
         not _LIFT.isdisjoint(st.words) or _has_phrase(st.tokens, _LIFT_PHRASES) is not None
     ),
-    _unnamed_bound_change: lambda st: not _CHANGE.isdisjoint(st.words),
+    _unnamed_bound_change: lambda st: bool(st.values) or not _CHANGE.isdisjoint(st.words),
     _waived: lambda st: bool(_waiver_spots(st.tokens)),
 }
 # Each cued reader's cue words: a statement holding none of them cannot trigger it, so most
@@ -3939,12 +4000,15 @@ def _holds_value_subject(st: Statement) -> bool:
     which `Statement.may_refer` foretells) or a target noun with "now" ("the window is now
     04:00-06:00") does: the rule's own words there (`_slot_mentions`) only stand between a
     value and another subject, and the readers of the rule's subject (`_subject_value`,
-    `_subject_bound`, `_remark_value`) read only next to a copy.
+    `_subject_bound`, `_remark_value`) read only next to a copy; but a bounded value
+    after them ("daily cloud spend is now capped at $1,100") may bound the rule's subject
+    anew anywhere (`_bounds_the_subject`).
     """
     return (
         st.attached
         or st.may_refer  # implicit, or a rule noun or value noun
         or ("now" in st.words and not _TARGETS.isdisjoint(st.words))
+        or _bounds_a_value(st.tokens, st.values)
     )
 
 

@@ -3226,11 +3226,9 @@ def _bounds_the_subject(r: _Read, value: Value) -> bool:
     the bound ("$1,100" for "under $800"); a tighter one ("capped at $300") departs from
     nothing.
     """
-    if r.st.attached or r.st.implicit:
-        return False  # next to a mention the subject's own readers decide (`_subject_bound`)
-    if not (r.part.classes[Modality.MAX] or r.part.classes[Modality.MIN]):
-        return False
-    if not _past_bound(r.part, value):
+    # Next to a mention the subject's own readers decide (`_subject_bound`).
+    bounded = r.part.classes[Modality.MAX] or r.part.classes[Modality.MIN]
+    if r.st.attached or r.st.implicit or not bounded or not _past_bound(r.part, value):
         return False
     tokens, clauses = r.st.tokens, r.st.clauses
     before = [
@@ -3238,9 +3236,20 @@ def _bounds_the_subject(r: _Read, value: Value) -> bool:
         for m in r.mentions
         if 0 < value.start - m <= _REACH and (not clauses or clauses[m] == clauses[value.start])
     ]
-    # The mention heads its noun phrase: "spend is capped", not "build caches are capped".
-    following = tokens[before[-1] + 1] if before else ""
-    return bool(before) and (following in STOPWORDS or following in _HEAD_ENDS)
+    # The mention heads its noun phrase ("spend is capped", not "build caches are capped").
+    if not before:
+        return False
+    head = before[-1]
+    following = tokens[head + 1]
+    if following not in STOPWORDS and following not in _HEAD_ENDS:
+        return False
+    # Its modifiers are the rule's too: "daily cloud spend", not "each image generation job".
+    at = head - 1
+    while at >= 0 and tokens[at].isalpha() and tokens[at] not in STOPWORDS:
+        if stem(tokens[at]) not in r.own:
+            return False
+        at -= 1
+    return True
 
 
 # Words after a noun that end its phrase: a copula or a modal ("spend may now reach").

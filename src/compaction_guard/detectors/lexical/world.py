@@ -3192,6 +3192,9 @@ def _value(r: _Read) -> Departure | None:  # noqa: C901, PLR0911 (one return per
         # the slot in the copy's own remark, whatever it reports besides
         return _hit("later_value", None, "a second bound of the rule's slot", r.st)
     subject_bound = next((v for v in bounded if _bounds_the_subject(r, v)), None)
+    if subject_bound is None and "now" in r.st.words:
+        # "Backups now run every 12 hours": the rule's subject with a new value, now.
+        subject_bound = next((v for v in new if _subject_valued(r, v)), None)
     if subject_bound is not None:
         # "Daily cloud spend is now capped at $1,100": the rule's own subject bounded past
         # its bound is no report of a level, whatever "spend" reports elsewhere.
@@ -3228,7 +3231,19 @@ def _bounds_the_subject(r: _Read, value: Value) -> bool:
     """
     # Next to a mention the subject's own readers decide (`_subject_bound`).
     bounded = r.part.classes[Modality.MAX] or r.part.classes[Modality.MIN]
-    if r.st.attached or r.st.implicit or not bounded or not _past_bound(r.part, value):
+    if not bounded or not _past_bound(r.part, value):
+        return False
+    return _subject_valued(r, value)
+
+
+def _subject_valued(r: _Read, value: Value) -> bool:
+    """Tell whether, apart from a mention, the rule's own subject comes before a value.
+
+    One of the rule's head words heads a noun phrase whose modifiers are the rule's words
+    too, within reach before the value in its clause ("daily cloud spend is ...",
+    "backups now run every 12 hours"); next to a mention the subject's readers decide.
+    """
+    if r.st.attached or r.st.implicit:
         return False
     tokens, clauses = r.st.tokens, r.st.clauses
     before = [
@@ -4009,14 +4024,15 @@ def _holds_value_subject(st: Statement) -> bool:
     which `Statement.may_refer` foretells) or a target noun with "now" ("the window is now
     04:00-06:00") does: the rule's own words there (`_slot_mentions`) only stand between a
     value and another subject, and the readers of the rule's subject (`_subject_value`,
-    `_subject_bound`, `_remark_value`) read only next to a copy; but a bounded value
-    after them ("daily cloud spend is now capped at $1,100") may bound the rule's subject
-    anew anywhere (`_bounds_the_subject`).
+    `_subject_bound`, `_remark_value`) read only next to a copy; but a bounded value, or
+    any value with "now", after them ("daily cloud spend is now capped at $1,100",
+    "backups now run every 12 hours") may give the rule's subject a new value anywhere
+    (`_subject_valued`).
     """
     return (
         st.attached
         or st.may_refer  # implicit, or a rule noun or value noun
-        or ("now" in st.words and not _TARGETS.isdisjoint(st.words))
+        or "now" in st.words
         or _bounds_a_value(st.tokens, st.values)
     )
 

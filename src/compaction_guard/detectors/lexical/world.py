@@ -1676,6 +1676,9 @@ def _extension(r: _Read) -> Departure | None:
         return _hit("later_extension", Kind.WEAKENED, "a case is let out at any time", r.st)
     if not r.mentions:
         return _another_name_too(r, kind)
+    other = _other_party(r)
+    if other is not None:
+        return other
     act = _act(r.part)
     if act is None and _beyond(tokens):
         act = _light_act(r.part)  # "Run backups only ...": "backups are fine outside"
@@ -1688,6 +1691,54 @@ def _extension(r: _Read) -> Departure | None:
     ):
         return _hit("later_extension", kind, "the rule's act is permitted beyond it", r.st)
     return _opened_to_more(r, kind) if r.st.attached else None
+
+
+def _other_party(r: _Read) -> Departure | None:
+    """Find the act an "only" rule reserves to one party permitted to another.
+
+    "Only the security team may rotate the signing keys": "platform engineers can rotate
+    the signing keys during an incident" widens who may, wherever it stands; the party the
+    rule names ("the security team can rotate them") opens nothing.
+    """
+    reserved = _reserved(r.part)
+    if reserved is None:
+        return None
+    party, act = reserved
+    tokens, stems = r.st.tokens, r.st.stems
+    for p in r.st.permits:
+        following = [stems[i] for i in range(p + 1, min(len(tokens), p + 3))]
+        if act not in following:
+            continue
+        subject = [
+            stems[i]
+            for i in range(max(0, p - 4), p)
+            if tokens[i].isalpha() and tokens[i] not in STOPWORDS and tokens[i] not in _DENIALS
+        ]
+        if subject and party.isdisjoint(subject) and _DENIALS.isdisjoint(tokens[p : p + 3]):
+            why = f"another party ({' '.join(tokens[max(0, p - 4) : p])}) is permitted the act"
+            return _hit("later_extension", Kind.WEAKENED, why, r.st)
+    return None
+
+
+def _reserved(part: Part) -> tuple[frozenset[str], str] | None:
+    """Return the party an "only" rule reserves its act to and the act's stem, or None.
+
+    "Only the security team may rotate ...": ({"secur", "team"}, "rotat").
+    """
+    tokens = part.analysis.tokens
+    if "only" not in tokens:
+        return None
+    start = tokens.index("only") + 1
+    for at in range(start, min(len(tokens) - 1, start + 5)):
+        if tokens[at] in _PARTY_MODALS:
+            party = frozenset(
+                stem(t) for t in tokens[start:at] if t.isalpha() and t not in STOPWORDS
+            )
+            return (party, stem(tokens[at + 1])) if party else None
+    return None
+
+
+_PARTY_MODALS = _words("may can shall should must")
 
 
 def _opened_to_more(r: _Read, kind: Kind) -> Departure | None:

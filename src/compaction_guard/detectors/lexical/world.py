@@ -1686,7 +1686,15 @@ def _extension(r: _Read) -> Departure | None:
     permits = r.st.permits
     # The rule's act permitted beyond the rule needs no attachment: "Restarts are fine
     # outside that window" widens the copy whether it stands before or after it.
-    if (r.st.attached or _beyond(tokens)) and any(
+    # "Publishing packages from the main branch is fine after ...": every word of the rule
+    # and no other name permits what it keeps, not more.
+    restated = (
+        not r.part.analysis.values
+        and not _beyond(tokens)
+        and r.facts.heads <= r.st.stem_set
+        and not any(_is_name_like(t) and stem(t) not in r.own for t in tokens)
+    )
+    if (r.st.attached or _beyond(tokens)) and not restated and any(
         _same_clause(r.st, acting, p) for p in permits
     ):
         return _hit("later_extension", kind, "the rule's act is permitted beyond it", r.st)

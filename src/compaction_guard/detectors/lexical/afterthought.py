@@ -83,7 +83,13 @@ def afterthoughts(ctx: _Facts) -> list[tuple[Counter[Modality], str]]:
         # Each clause is read first and the sentence's side tested only when one of them
         # points back: `permitted_side` only ever drops clauses, so a sentence none of
         # whose clauses refers to the rule adds nothing either way.
-        read = [classes for tokens in clauses if (classes := _referring_marks(ctx, tokens))]
+        # A relative clause inside a later sentence ("..., which were replaced") points at
+        # a noun of its own sentence, never back at the rule.
+        read = [
+            classes
+            for tokens in clauses
+            if not _relative(tokens) and (classes := _referring_marks(ctx, tokens))
+        ]
         if read and not permitted_side(ctx.part, after):
             # "Deploys are fine outside that window" after a forbidden window is dropped.
             marked.extend((classes, "next sentence") for classes in read)
@@ -174,6 +180,17 @@ def _clause_marks(
 
 _DENIALS = frozenset({"not", "never", "no", "n't"})
 _LIFTS = frozenset({_M.LIFT, _M.LIFT_VERB})
+
+
+def _relative(clause: list[tuple[Analysis, int]]) -> bool:
+    """Tell whether a clause past its sentence's start opens with a relative pronoun."""
+    if not clause:
+        return False
+    analysis, index = clause[0]
+    return index > 0 and analysis.tokens[index] in _RELATIVES
+
+
+_RELATIVES = frozenset({"which", "who", "whom", "whose"})
 
 
 def _by_the_rule(clause: list[tuple[Analysis, int]], place: int, referring: Sequence[int]) -> bool:

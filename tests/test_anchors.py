@@ -80,7 +80,7 @@ def test_calendar_periods_compare_in_months(left: str, right: str) -> None:
 
 
 @given(st.integers(min_value=1, max_value=600))
-def test_a_count_of_months_equals_itself_in_years_only_when_whole(months: int) -> None:
+def test_months_are_no_count_of_days_and_equal_whole_years(months: int) -> None:
     in_years = one(f"{months / 12:g} years") if months % 12 == 0 else None
     assert values_equal(one(f"{months} months"), one(f"{months} months"))
     assert not values_equal(one(f"{months} months"), one(f"{months * 30} days"))

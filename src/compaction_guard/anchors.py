@@ -251,6 +251,8 @@ def _calendar_months(value: Value) -> Fraction | None:
     """Return the months a period written in calendar units spans, or None for any other value."""
     months = _CALENDAR_MONTHS.get(value.unit) if value.dimension == "time" else None
     return None if months is None or value.kind != "quantity" else value.raw * months
+
+
 _MEASURED = frozenset({"time", "data", "length", "mass", "temperature"})
 
 

@@ -155,7 +155,7 @@ _POINTERS = ANAPHORS | ONLY_WORDS
 
 
 def _clause_marks(
-    part: Part, clause: list[tuple[Analysis, int]], referring: Sequence[int] = ()
+    part: Part, clause: list[tuple[Analysis, int]], referring: Sequence[int]
 ) -> Counter[Modality]:
     """Count the force words of a clause, less lifting verbs that are the rule's act (`_acts`).
 

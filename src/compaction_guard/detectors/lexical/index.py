@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
 from compaction_guard.anchors import identifier_parts, is_identifier, is_soft_identifier
+from compaction_guard.detectors.lexical.lexicon import GENERIC_RULE_NOUNS
 from compaction_guard.detectors.lexical.memo import IdentityMemo
 from compaction_guard.detectors.lexical.text import (
     BOUND,
@@ -107,15 +108,7 @@ _ANY_NUMBER = NUMBER + "#"
 # stem is a light word), yet a sentence holding one may speak of any rule: the closed world
 # reads it on every rule's topic. Like "some number" it scores nothing alone.
 RULE = "~rule"
-_GENERIC_RULE_NOUNS = frozenset(
-    map(
-        stem,
-        (
-            *("rule", "constraint", "requirement", "policy", "prohibition", "instruction"),
-            *("guideline", "guardrail", "directive", "mandate"),
-        ),
-    )
-)
+_GENERIC_RULE_STEMS = frozenset(map(stem, GENERIC_RULE_NOUNS))
 _SCORELESS = frozenset({_ANY_NUMBER, RULE})
 # An IPv4 address or network range: a changed octet or prefix is still the same kind of value.
 _ADDRESS = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}(?:/\d{1,2})?")
@@ -207,7 +200,7 @@ def _token_keys(token: str) -> tuple[str, ...]:
     bound = _BOUND_KEYS.get(token)
     if bound is not None:
         keys.append(bound)
-    if token.isalpha() and stem(token) in _GENERIC_RULE_NOUNS:
+    if token.isalpha() and stem(token) in _GENERIC_RULE_STEMS:
         keys.append(RULE)
     digits = "".join(filter(str.isdigit, token))
     if digits:

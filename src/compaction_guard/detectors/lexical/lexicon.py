@@ -13,6 +13,7 @@ __all__ = [
     "ANTONYMS",
     "CONDITIONALS",
     "GENERIC",
+    "GENERIC_RULE_NOUNS",
     "LIGHT",
     "LIGHT_NOUNS",
     "MOTION",
@@ -117,6 +118,14 @@ RULE_NOUNS = _stems(
     rule constraint restriction requirement policy limit cap ban prohibition instruction
     guideline guardrail condition directive mandate freeze block lock cap budget ceiling
     quota maximum
+    """,
+)
+# Rule nouns that name no rule of their own ("the rule", "that policy"): the closed world
+# reads a sentence holding one on every rule's topic (`index.RULE`, `world._unnamed_lift`).
+GENERIC_RULE_NOUNS = _words(
+    """
+    rule constraint restriction requirement policy prohibition instruction guideline
+    guardrail directive mandate
     """,
 )
 # Words that open a subordinate clause: a clause they open frames the rule next to it.

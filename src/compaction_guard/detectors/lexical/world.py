@@ -28,6 +28,7 @@ from compaction_guard.detectors.lexical.label import ENVIRONMENTS, label_scope
 from compaction_guard.detectors.lexical.lexicon import (
     ANAPHORS,
     GENERIC,
+    GENERIC_RULE_NOUNS,
     OPPOSITE_ACTS,
     RULE_NOUNS,
     STOPWORDS,
@@ -822,6 +823,7 @@ def _bare_noun(tokens: Sequence[str], position: int) -> bool:
 
 _BOUND_NOUNS = frozenset(stem(w) for w in ("limit", "cap", "ceiling", "budget", "quota", "maximum"))
 _BOUND_WORDS = _words("under below over above within less more fewer exceed exceeds beyond")
+_BOUND_NAMES = RULE_NOUNS | _BOUND_NOUNS
 _POINTERS = frozenset({"this", "that", "it", "these", "those"})
 _DETERMINERS = frozenset({"the", "a", "an", "our", "their", "its", "his", "her", "your", "my"})
 
@@ -1585,7 +1587,7 @@ def _reported(tokens: Sequence[str]) -> bool:
 
 def _names_a_bound(following: Sequence[str]) -> bool:
     """Tell whether a rule noun comes next, or after one more word ("spend (daily) limit")."""
-    return any(stem(token) in RULE_NOUNS | _BOUND_NOUNS for token in following)
+    return any(stem(token) in _BOUND_NAMES for token in following)
 
 
 def _banned(part: Part) -> frozenset[str]:
@@ -1959,7 +1961,7 @@ def _unnamed_lift(r: _Read) -> Departure | None:
             (
                 i
                 for i in span
-                if tokens[i] in _LIFT and _UNNAMED_DENIALS.isdisjoint(tokens[max(0, i - 3) : i])
+                if tokens[i] in _LIFT and not _negated_at(tokens, i)
             ),
             None,
         )
@@ -1994,7 +1996,7 @@ def _unnamed_bound_change(r: _Read) -> Departure | None:
         for i in span:
             if i == at or (clauses and clauses[i] != clauses[at]) or tokens[i] not in _CHANGE:
                 continue
-            if _UNNAMED_DENIALS.isdisjoint(tokens[max(0, i - 3) : i]):
+            if not _negated_at(tokens, i):
                 why = f"{tokens[at]!r} {tokens[i]}, which may be this rule's bound"
                 return _hit("unnamed_bound_change", None, why, r.st)
         value = _bound_set_past(part, tokens, at, r.st.values)
@@ -2021,7 +2023,7 @@ def _bound_set_past(
         between = tokens[at + 1 : value.start]
         if not 0 < value.start - at <= _REACH or _COPULA.isdisjoint(between):
             continue
-        if _past_bound(part, value) and _UNNAMED_DENIALS.isdisjoint(between):
+        if _past_bound(part, value) and _NEGATORS.isdisjoint(between):
             return value
     return None
 
@@ -2043,7 +2045,7 @@ def _resumed(r: _Read) -> Departure | None:
         return None
     tokens, clauses, stems = r.st.tokens, r.st.clauses, r.st.stems
     for at, token in enumerate(tokens):
-        if token not in _RESUMING or not _UNNAMED_DENIALS.isdisjoint(tokens[max(0, at - 3) : at]):
+        if token not in _RESUMING or _negated_at(tokens, at):
             continue
         clause = [i for i in range(len(tokens)) if not clauses or clauses[i] == clauses[at]]
         if not any(stems[i] in acts and abs(i - at) <= _REACH for i in clause):
@@ -2067,8 +2069,16 @@ def _banned_acts(part: Part) -> frozenset[str]:
     """Return the stems naming the act a rule forbids ("write") or pauses ("deploys").
 
     "Never write to ..." forbids its verb, "Do not send push notifications ..." its verb
-    and the object right after it; "Pause all deploys ..." pauses its object.
+    and the object right after it; "Pause all deploys ..." pauses its object. Worked out
+    once per part: the binding asks it of every topic statement.
     """
+    return _BANNED_ACTS.get(part, _banned_act_stems)
+
+
+_BANNED_ACTS: IdentityMemo[Part, frozenset[str]] = IdentityMemo(_PART_WORDS_LIMIT)
+
+
+def _banned_act_stems(part: Part) -> frozenset[str]:
     analysis = part.analysis
     act = _act(part)
     if act in _PAUSING:
@@ -2088,9 +2098,13 @@ def _banned_acts(part: Part) -> frozenset[str]:
             return frozenset()
         verb = following[0]
         found = {stem(analysis.tokens[verb])}
-        after = [t for t in analysis.tokens[verb + 1 : verb + 3] if t not in _DETERMINERS]
-        if after and analysis.keys[analysis.tokens.index(after[0], verb + 1)]:
-            found.add(stem(after[0]))  # "send push notifications": the object right after
+        after = [
+            i
+            for i in range(verb + 1, min(len(analysis.tokens), verb + 3))
+            if analysis.tokens[i] not in _DETERMINERS
+        ]
+        if after and analysis.keys[after[0]]:
+            found.add(stem(analysis.tokens[after[0]]))  # "send push notifications": its object
         return frozenset(found)
     return frozenset()
 
@@ -2127,15 +2141,11 @@ def _names_another_rule(tokens: Sequence[str], at: int, own: frozenset[str]) -> 
     return bool(named) and not any(stem(t) in own for t in named)
 
 
-_UNNAMED_RULE_NOUNS = _words(
-    "rule constraint restriction requirement policy guideline guardrail directive mandate "
-    "prohibition"
-)
+_UNNAMED_RULE_NOUNS = GENERIC_RULE_NOUNS
 _UNNAMED_BOUND_NOUNS = _words("cap limit ceiling maximum budget quota")
 # Adjectives before a rule noun that name no rule: "the old rule", "the original constraint".
 _PLAIN_RULE_ADJECTIVES = _words("old original previous earlier existing current former same")
 _OBJECT_REACH = 3  # "dropped the old rule": a lifting verb before its object
-_UNNAMED_DENIALS = _words("not none never no nor nobody")
 _RULE_QUALIFIERS = _words("on for about against of covering around")
 
 
@@ -3282,13 +3292,11 @@ def _value(r: _Read) -> Departure | None:  # noqa: C901, PLR0911 (one return per
 
 
 def _bounds_the_subject(r: _Read, value: Value) -> bool:
-    """Tell whether a bounded value past the rule's bound follows the rule's own words.
+    """Tell whether a bounded value past the rule's bound follows the rule's own subject.
 
-    One of the rule's head words stands before it in its clause, and the value lies past
-    the bound ("$1,100" for "under $800"); a tighter one ("capped at $300") departs from
-    nothing.
+    The value lies past the bound ("$1,100" for "under $800"; a tighter one, "capped at
+    $300", departs from nothing) and the rule's subject comes before it (`_subject_valued`).
     """
-    # Next to a mention the subject's own readers decide (`_subject_bound`).
     bounded = r.part.classes[Modality.MAX] or r.part.classes[Modality.MIN]
     if not bounded or not _past_bound(r.part, value):
         return False
@@ -4080,13 +4088,11 @@ def _holds_value_subject(st: Statement) -> bool:
     """Tell whether a statement may hold a subject `_value` binds a value of the rule to.
 
     Apart from a mention (neither attached nor implicit) only a rule reference (`refs`,
-    which `Statement.may_refer` foretells) or a target noun with "now" ("the window is now
-    04:00-06:00") does: the rule's own words there (`_slot_mentions`) only stand between a
-    value and another subject, and the readers of the rule's subject (`_subject_value`,
-    `_subject_bound`, `_remark_value`) read only next to a copy; but a bounded value, or
-    any value with "now", after them ("daily cloud spend is now capped at $1,100",
-    "backups now run every 12 hours") may give the rule's subject a new value anywhere
-    (`_subject_valued`).
+    which `Statement.may_refer` foretells), a statement with "now" ("the window is now
+    04:00-06:00", "the nightly export size is now 60 GB") or a bounded value ("daily cloud
+    spend is capped at $1,100") does: the readers of the rule's subject (`_subject_value`,
+    `_subject_bound`, `_remark_value`) read only next to a copy, and apart from one the
+    rule's own words bind a value only with "now" or a bound (`_subject_valued`).
     """
     return (
         st.attached

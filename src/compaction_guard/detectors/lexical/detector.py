@@ -298,7 +298,9 @@ def _conclude(  # noqa: PLR0911 (one return per verdict of the precedence table)
     signs = signs or any(o.unsettled for o in outcomes) or bool(inferred)
     # A later layer (or the echo) may certify only after a clean reading of the topic; a
     # departure the closed world names decides even where a restatement lacks something.
-    departed = _departure(outcomes, index, named_only=bool(inferred)) if traced else None
+    # With signs already seen, a departure it cannot name changes nothing below.
+    named_only = bool(inferred) or signs
+    departed = _departure(outcomes, index, named_only=named_only) if traced else None
     if departed is not None and departed.kind is not None:
         return _departure_verdict(departed)
     if inferred:

@@ -3264,6 +3264,9 @@ def _value(r: _Read) -> Departure | None:  # noqa: C901, PLR0911 (one return per
     if subject_bound is None and "now" in r.st.words:
         # "Backups now run every 12 hours": the rule's subject with a new value, now.
         subject_bound = next((v for v in new if _subject_valued(r, v)), None)
+    # "The cap currently sits at $300": a level the rule's own noun sits at is its value,
+    # or what was used of it; either way not the copy's, and not a report.
+    subject_bound = subject_bound or _placed_value(tokens, new)
     if subject_bound is not None:
         # "Daily cloud spend is now capped at $1,100": the rule's own subject bounded past
         # its bound is no report of a level, whatever "spend" reports elsewhere.
@@ -3289,6 +3292,37 @@ def _value(r: _Read) -> Departure | None:  # noqa: C901, PLR0911 (one return per
         if before[-1] in aspects and "now" in between:
             return _hit("later_value", None, f"{value.surface} may be the rule's new value", r.st)
     return _set_value(r, new) or _subject_value(r) or _subject_bound(r) or _remark_value(r)
+
+
+def _placed_bound(tokens: Sequence[str]) -> int | None:
+    """Return where a rule noun is said to sit or stand somewhere ("the cap sits at"), or None.
+
+    The noun comes right before the verb, or one word before it ("the cap currently sits"),
+    and is its subject: "spend against the cap sits at $300" reports what was spent.
+    """
+    if _PLACED.isdisjoint(tokens):
+        return None
+    for at, token in enumerate(tokens):
+        if token not in _PLACED:
+            continue
+        for noun in range(max(0, at - 2), at):
+            if stem(tokens[noun]) not in _BOUND_NAMES:
+                continue
+            lead = noun - 1 if noun and tokens[noun - 1] in _DETERMINERS else noun
+            if not lead or tokens[lead - 1] not in _PLACE_OBJECTS:
+                return at
+    return None
+
+
+def _placed_value(tokens: Sequence[str], values: Sequence[Value]) -> Value | None:
+    """Return the first of `values` after a rule noun said to sit somewhere, or None."""
+    placed = _placed_bound(tokens)
+    return None if placed is None else next((v for v in values if v.start > placed), None)
+
+
+_PLACED = _words("sits sit sitting stands stand standing rests rest")
+# Words after which a rule noun is an object, not the subject of `_PLACED`.
+_PLACE_OBJECTS = _words("of to for from with against under within below above over by on in")
 
 
 def _bounds_the_subject(r: _Read, value: Value) -> bool:
@@ -3875,6 +3909,7 @@ TRIGGERS: dict[Reader, Trigger] = {
     and (
         st.implicit
         or not _reported(st.tokens)
+        or _placed_bound(st.tokens) is not None
         or _value_before_noun(st)
         or _bounds_a_value(st.tokens, st.values)
     ),

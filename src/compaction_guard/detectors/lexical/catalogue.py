@@ -613,7 +613,7 @@ RULES: tuple[Rule, ...] = (
         "slot_permission",
         {_C, _W},
         world._slot_permission,
-        "A permission past the rule's own slot, named by an anaphor, its value or its words ('fine outside that window', 'fine above the cap'); another noun than the rule's act abstains.",
+        "A permission past the rule's own slot, named by an anaphor, its value or its words ('fine outside that window', 'fine above the cap') or by another of the slot's noun ('Other regions are acceptable' after 'only ... in the Frankfurt region'); another noun than the rule's act abstains.",
         "contradicted/probe_slot_permission_rule_act_fine_after_its_end_time",
     ),
     _r(

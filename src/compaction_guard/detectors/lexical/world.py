@@ -2479,10 +2479,30 @@ def _slot_past(r: _Read, at: int, *, past: bool, exempt: bool) -> int | None:
         return _slot_ref(r, at + 1 + exempt)
     if past and token in INSIDE_SLOT:
         return _other_time(r, at + 1)  # "Snapshots are fine on weekends": another time
+    if past and token in _OTHER:
+        return _other_slot(r, at + 1)  # "Other regions are acceptable": past the slot
     return None
 
 
 _EVERYWHERE = _words("anywhere elsewhere everywhere")
+_OTHER = _words("other another different")
+
+
+def _other_slot(r: _Read, start: int) -> int | None:
+    """Return `start` when it holds the noun of the rule's slot ("other regions"), or None.
+
+    The noun is one of the rule's own words within three words after a preposition of
+    place ("only ... in the Frankfurt region"): another of it lies past the slot.
+    """
+    tokens = r.st.tokens
+    if start >= len(tokens):
+        return None
+    word = stem(tokens[start])
+    rule = r.part.analysis.tokens
+    for at, token in enumerate(rule):
+        if token in INSIDE_SLOT and word in {stem(t) for t in rule[at + 1 : at + 4]}:
+            return start
+    return None
 
 
 def _comparative_permission(r: _Read) -> Departure | None:

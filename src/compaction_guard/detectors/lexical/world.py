@@ -647,6 +647,8 @@ def _part_facts(part: Part) -> _Facts:
     flags = {_COUNTS} if counts else set()
     if bans_value:
         flags.add(_BANS_VALUE)
+    if _rule_periods(part):
+        flags.add(_PERIODIC)
     wants = heads | banned | measures | flags
     return _Facts(part, own, heads, measures, counts, ending, banned, bans_value, wants, acts)
 
@@ -3269,7 +3271,7 @@ def _value(r: _Read) -> Departure | None:  # noqa: C901, PLR0911 (one return per
     tokens = r.st.tokens
     new = [v for v in r.st.values if r.is_new(v) or _bare_new(r.part, v)]
     if not new:
-        return None
+        return _new_frequency(r)
     # A bare pronoun with a value is a measurement ("it is 190 ms"); a rule noun is the rule.
     nouns = {i for i in r.refs if tokens[i] not in _POINTERS}
     named = next((v for v in new if v.end in nouns), None)
@@ -3286,7 +3288,7 @@ def _value(r: _Read) -> Departure | None:  # noqa: C901, PLR0911 (one return per
         subject_bound = next((v for v in new if _subject_valued(r, v)), None)
     # "The cap currently sits at $300": a level the rule's own noun sits at is its value,
     # or what was used of it; either way not the copy's, and not a report.
-    subject_bound = subject_bound or _placed_value(tokens, new)
+    subject_bound = subject_bound or _placed_value(tokens, new) or _new_period(r, new)
     if subject_bound is not None:
         # "Daily cloud spend is now capped at $1,100": the rule's own subject bounded past
         # its bound is no report of a level, whatever "spend" reports elsewhere.
@@ -3338,6 +3340,127 @@ def _placed_value(tokens: Sequence[str], values: Sequence[Value]) -> Value | Non
     """Return the first of `values` after a rule noun said to sit somewhere, or None."""
     placed = _placed_bound(tokens)
     return None if placed is None else next((v for v in values if v.start > placed), None)
+
+
+def _new_period(r: _Read, new: Sequence[Value]) -> Value | None:
+    """Return a new period of a period rule said of the rule's own act, or None.
+
+    "Back up the database every 6 hours": "Backups now run every 12 hours", "It runs
+    every 12 hours", "The interval is now 12 hours" (`_said_of_the_act`).
+    """
+    periods = _rule_periods(r.part)
+    if not periods:
+        return None
+    tokens = r.st.tokens
+    for value in new:
+        if value.dimension not in periods:
+            continue
+        every = value.start > 0 and tokens[value.start - 1] == "every"
+        period_noun = not _PERIOD_NOUNS.isdisjoint(tokens[: value.start])
+        if (every or period_noun) and _said_of_the_act(r, value.start):
+            return value
+    return None
+
+
+def _new_frequency(r: _Read) -> Departure | None:
+    """Find a period rule's act said to run at another frequency in words ("daily").
+
+    "Snapshot the ledger database every 4 hours": "We moved snapshots to a daily
+    schedule", "Snapshots now run every day". A frequency equal to the rule's period
+    ("daily" for "every 24 hours") restates it.
+    """
+    if not _rule_periods(r.part):
+        return None
+    tokens = r.st.tokens
+    amounts = {v.amount for v in r.part.analysis.values if v.dimension == "time"}
+    for at, word in enumerate(tokens):
+        seconds = _FREQUENCIES.get(word)
+        if seconds is None and word == "every" and at + 1 < len(tokens):
+            seconds = _EVERY_UNIT.get(tokens[at + 1])
+        if seconds is None or seconds in amounts or not _said_of_the_act(r, at):
+            continue
+        why = f"{word!r} may be a new period of the rule's act"
+        return _hit("later_value", None, why, r.st)
+    return None
+
+
+def _said_of_the_act(r: _Read, end: int) -> bool:
+    """Tell whether the clause before `end` speaks of the rule's own recurring act.
+
+    Every word of it is the rule's own (or its act made a noun, "backups"), a verb of
+    running or changing, or, right after the copy, a pointer or a period noun; and one
+    of them names the rule, unless it stands right after the copy ("Now daily."). "Logs
+    rotate every 12 hours" and "delete snapshots every 30 days" say another act's period.
+    """
+    tokens, clauses = r.st.tokens, r.st.clauses
+    clause = clauses[end] if clauses else 0
+    named = False
+    for at in range(end):
+        word = tokens[at]
+        if (clauses and clauses[at] != clause) or not word.isalpha():
+            continue
+        if stem(word) in r.own or stem(word) in _joined_words(r.part):
+            named = named or (word not in STOPWORDS and word != "every")
+        elif r.st.attached and (word in _PERIOD_NOUNS or word in _PERIOD_POINTERS):
+            named = True
+        elif word not in STOPWORDS and word not in _RUNNING:
+            return False
+    return named or r.st.attached
+
+
+def _rule_periods(part: Part) -> frozenset[str]:
+    """Return the dimensions of the rule's values said with "every" ("every 6 hours")."""
+    tokens = part.analysis.tokens
+    return frozenset(
+        v.dimension for v in part.analysis.values if v.start and tokens[v.start - 1] == "every"
+    )
+
+
+def _joined_words(part: Part) -> frozenset[str]:
+    """Return the stems of the rule's word pairs written as one ("backup" for "back up")."""
+    return _JOINED.get(part, _part_joined_words)
+
+
+def _part_joined_words(part: Part) -> frozenset[str]:
+    tokens = part.analysis.tokens
+    pairs = itertools.pairwise(tokens)
+    return frozenset(stem(a + b) for a, b in pairs if a.isalpha() and b.isalpha())
+
+
+_JOINED: IdentityMemo[Part, frozenset[str]] = IdentityMemo(_PART_WORDS_LIMIT)
+# Nouns that name a period rule's value ("the interval is now 12 hours").
+_PERIOD_NOUNS = _words("interval cadence frequency schedule period")
+_PERIOD_POINTERS = _POINTERS | _words("they them")
+# Verbs of a recurring act said of the act itself ("backups run every 12 hours"), or of
+# moving it to another schedule ("we moved snapshots to a daily schedule").
+_RUNNING = (
+    _EVENTS
+    | _CHANGE
+    | _words("now currently occur occurs fire fires execute executes scheduled switched")
+)
+_DAY = 86_400
+# Frequencies said in a word, in seconds; "every day" is `_EVERY_UNIT`'s.
+_FREQUENCIES = {
+    "hourly": 3_600,
+    "daily": _DAY,
+    "nightly": _DAY,
+    "weekly": 7 * _DAY,
+    "fortnightly": 14 * _DAY,
+    "monthly": 30 * _DAY,
+    "yearly": 365 * _DAY,
+    "annually": 365 * _DAY,
+}
+_EVERY_UNIT = {
+    "hour": 3_600,
+    "day": _DAY,
+    "night": _DAY,
+    "morning": _DAY,
+    "evening": _DAY,
+    "week": 7 * _DAY,
+    "month": 30 * _DAY,
+    "year": 365 * _DAY,
+}
+_FREQUENCY_WORDS = frozenset(_FREQUENCIES) | {"every"}
 
 
 _PLACED = _words("sits sit sitting stands stand standing rests rest")
@@ -3925,14 +4048,17 @@ TRIGGERS: dict[Reader, Trigger] = {
         or not _MOVING.isdisjoint(st.words)
         or (bool(st.values) and not _LIFT.isdisjoint(st.words))
     ),
-    _value: lambda st: bool(st.values)
-    and (
-        st.implicit
-        or not _reported(st.tokens)
-        or _placed_bound(st.tokens) is not None
-        or _value_before_noun(st)
-        or _bounds_a_value(st.tokens, st.values)
-    ),
+    _value: lambda st: (
+        bool(st.values)
+        and (
+            st.implicit
+            or not _reported(st.tokens)
+            or _placed_bound(st.tokens) is not None
+            or _value_before_noun(st)
+            or _bounds_a_value(st.tokens, st.values)
+        )
+    )
+    or _says_frequency(st),  # `_new_frequency`
     _slot_drift: lambda st: bool(st.permits) and _drift_trigger(st),
     _unit_permission: _permission_trigger,
     _other_choice: lambda st: _may_name_a_choice(st.tokens),
@@ -4153,6 +4279,7 @@ def _holds_value_subject(st: Statement) -> bool:
         st.attached
         or st.may_refer  # implicit, or a rule noun or value noun
         or "now" in st.words
+        or "every" in st.words  # `_new_period`: "backups run every 12 hours"
         or _bounds_a_value(st.tokens, st.values)
     )
 
@@ -4166,6 +4293,8 @@ def _value_binds(facts: _Facts, st: Statement) -> bool:
     (`_subject_value`, `_subject_bound`) or a bound word before a value, the slot's
     second bound with no subject ("Up to 1,200 in total."); implicit, its remark readers.
     """
+    if _PERIODIC in facts.wants and _says_frequency(st):
+        return True  # `_new_frequency`
     if facts.measures.isdisjoint(st.measures) and not (facts.counts and st.bare_number):
         return False
     if not _holds_value_subject(st):
@@ -4173,6 +4302,7 @@ def _value_binds(facts: _Facts, st: Statement) -> bool:
     return (
         _named(facts, st)
         or not _TARGETS.isdisjoint(st.words)
+        or (bool(_rule_periods(facts.part)) and _periodic(st))  # `_new_period`
         or (
             st.attached
             and not (
@@ -4185,6 +4315,16 @@ def _value_binds(facts: _Facts, st: Statement) -> bool:
             )
         )
     )
+
+
+def _says_frequency(st: Statement) -> bool:
+    """Tell whether a statement may say a frequency in words ("daily", "every week")."""
+    return not _FREQUENCY_WORDS.isdisjoint(st.words)
+
+
+def _periodic(st: Statement) -> bool:
+    """Tell whether a statement may give a period ("every 12 hours", "the interval is")."""
+    return "every" in st.words or not _PERIOD_NOUNS.isdisjoint(st.words)
 
 
 # Each reader's binding: a test of the part and the statement together, each read through
@@ -4221,6 +4361,8 @@ BINDS: dict[Reader, Callable[[_Facts, Statement], bool]] = {
 Need = str | tuple[str, ...]
 _COUNTS: Need = ("\0counts",)
 _BANS_VALUE: Need = ("\0bans value",)
+_PERIODIC: Need = ("\0periodic",)  # a value said with "every" (`_rule_periods`)
+_PERIODIC_NEEDS: frozenset[Need] = frozenset({_PERIODIC})
 
 
 def _permission_needs(st: Statement) -> frozenset[Need] | None:
@@ -4247,10 +4389,11 @@ NEEDS: dict[Reader, Callable[[Statement], frozenset[Need] | None]] = {
     ),
     _change: _change_needs,
     _value: lambda st: (
-        st.measures | ({_COUNTS} if st.bare_number else _NONE)
+        (st.measures | ({_COUNTS} if st.bare_number else _NONE))
         if _holds_value_subject(st)
         else _NONE
-    ),
+    )
+    | (_PERIODIC_NEEDS if _says_frequency(st) else _NONE),
     _other_choice: lambda st: st.stem_set if st.attached else _NONE,
     _scope: lambda st: (
         None if st.implicit or (st.attached and not _POINTERS.isdisjoint(st.words)) else _NONE
@@ -5693,6 +5836,7 @@ _DEPARTURE_WORDS = frozenset().union(
     _ADDING,
     _OMIT,
     _RESUMING,
+    _FREQUENCY_WORDS,  # `_new_frequency`: "we switched the refresh to a weekly schedule"
     *(
         {phrase[0] for phrase in phrases}
         for phrases in (

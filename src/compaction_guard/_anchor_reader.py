@@ -36,6 +36,7 @@ from compaction_guard._anchor_units import (
     RATES,
     REGION_NAMES,
     REGIONS,
+    SECOND_AS_TIME,
     SLASH_DATE,
     TEMPERATURES,
     TIMES_WORDS,
@@ -122,6 +123,10 @@ class Value:
     _SET_END,
     _SET_ENDS,
 ) = (vars(Value)[field.name].__set__ for field in dataclasses.fields(Value))
+
+
+# Words before a "once" that bound a count ("at most once", "more than once", "exactly once").
+_ONCE_BOUNDS = frozenset({"most", "least", "than", "exactly"})
 
 
 def _slashed_rate(word: str) -> tuple[str, str] | None:
@@ -410,9 +415,18 @@ class _Reader:
         if word not in TIMES_WORDS:
             return None
         per, end = self.per(self.i + 1)
-        if word == "once" and not per:
+        if word == "once" and not per and not self.counted_once():
             return None  # "once they are old": a conjunction, not a count
         return self.make("number", "count", "time", _fraction(TIMES_WORDS[word]), end, per=per)
+
+    def counted_once(self) -> bool:
+        """Tell whether a bare "once" counts: "at most once", "retry only once." (no clause after).
+
+        "only once the CFO has approved" is the conjunction again.
+        """
+        before = self.tokens[self.i - 1] if self.i else ""
+        following = self.at(self.i + 1)
+        return before in _ONCE_BOUNDS or not following[:1].isalnum()
 
     def words(self) -> Value | None:
         word, nxt = self.word, self.at(self.i + 1)
@@ -646,6 +660,10 @@ class _Reader:
         unit = self.at(at + 1)
         if unit not in ARTICLE_UNITS:
             return None
+        following = self.at(at + 2)
+        ordinal = following.isalpha() and following not in SECOND_AS_TIME
+        if unit == "second" and amount == _ONE and ordinal:  # "a second reminder"
+            return self.make("number", "ordinal", "", _fraction(2), at + 2)
         dimension, factor = UNITS[unit]
         per, end = self.per(at + 2)
         return self.make("quantity", dimension, unit, amount * factor, end, raw=amount, per=per)

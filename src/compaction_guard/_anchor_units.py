@@ -36,6 +36,7 @@ __all__ = [
     "RATE_ADVERBS",
     "REGIONS",
     "REGION_NAMES",
+    "SECOND_AS_TIME",
     "SLASH_DATE",
     "TEMPERATURES",
     "TIMES_WORDS",
@@ -227,6 +228,52 @@ PER_WORDS = frozenset({"per", "a", "an", "each", "every", "/"})
 # "an hour", "a day", "half an hour": an article before a unit of time is one of it.
 ARTICLES = frozenset({"a", "an"})
 ARTICLE_UNITS = frozenset({"second", "minute", "hour", "day", "week", "month", "year"})
+# Words after "a second" that keep it a unit of time ("a second later", "100 a second per
+# user", "a second delay"); before any other word it is the ordinal ("a second reminder",
+# "a second one", "a second time").
+SECOND_AS_TIME = frozenset(
+    {
+        "ago",
+        "later",
+        "earlier",
+        "before",
+        "after",
+        "or",
+        "and",
+        "to",
+        "of",
+        "per",
+        "between",
+        "each",
+        "every",
+        "for",
+        "in",
+        "on",
+        "at",
+        "from",
+        "with",
+        "than",
+        "longer",
+        "more",
+        "less",
+        "late",
+        "early",
+        "delay",
+        "delays",
+        "pause",
+        "wait",
+        "timeout",
+        "window",
+        "interval",
+        "gap",
+        "lag",
+        "sleep",
+        "is",
+        "was",
+        "are",
+        "were",
+    }
+)
 
 # Adverbs that state a rate for the amount they go with ("daily spend of $250").
 RATE_ADVERBS = {"hourly": "hour", "daily": "day", "nightly": "day", "weekly": "week"}

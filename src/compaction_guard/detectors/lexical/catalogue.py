@@ -592,7 +592,7 @@ RULES: tuple[Rule, ...] = (
         "later_permission",
         {_C, _W},
         world._permission,
-        "A permission for what the rule forbids or to act against it ('exceeding it is fine'), or to reach a new value of its slot next to the copy ('we can spend up to $1,100'; 'we may go to $1,200' may forecast and abstains).",
+        "A permission for what the rule forbids or to act against it ('exceeding it is fine'), or to reach a new value of its slot next to the copy ('we can spend up to $1,100'; 'we may go to $1,200' may forecast and abstains). For a rule that counts things, the things given or had past its bound ('can receive 3 payment reminders', 'may get a second one', 'A fifth retry is fine.' after 'at most 4 times') are such a value: an ordinal after an article counts the things it makes, and inside the bound ('a third retry' under four) departs from nothing.",
         "contradicted/issue_9_copy_then_permission_to_exceed",
     ),
     _r(
@@ -732,7 +732,7 @@ RULES: tuple[Rule, ...] = (
         "counted_act",
         set(),
         world._counted,
-        "A count in the noun of the rule's own verb is a count of the rule's times ('7 retries' after 'Retry the webhook at most 4 times', '5 restarts' after 'Restart the worker at most 3 times per hour'), so the value readers read it as the rule's measure, as they read '3 times' after 'at most twice'; a count of another noun ('7 webhooks', 'a failed payment') is not.",
+        "A count in the noun of the rule's own verb is a count of the rule's times ('7 retries' after 'Retry the webhook at most 4 times', '5 restarts' after 'Restart the worker at most 3 times per hour'), so the value readers read it as the rule's measure, as they read '3 times' after 'at most twice'; so is a count in the head of the rule's compound count noun ('3 reminders' after 'two payment reminders per account'); a count of another noun ('7 webhooks', 'a failed payment') is not.",
         "contradicted/later_permission_act_noun_count_past_the_cap",
     ),
     _r(

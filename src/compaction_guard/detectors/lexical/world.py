@@ -632,8 +632,8 @@ def _part_facts(part: Part) -> _Facts:
         measures |= {
             key
             for v in analysis.values
-            if v.unit in _TIMES_UNITS
-            for act in acts
+            for act, unit in acts.items()
+            if unit == v.unit or (v.unit in _TIMES_UNITS and unit in _TIMES_UNITS)
             for key in _measure_keys(dataclasses.replace(v, unit=act))
         }
     counts = any(v.dimension == "count" and (v.unit or v.per) for v in analysis.values)
@@ -664,13 +664,14 @@ def _counted_acts(analysis: Analysis) -> dict[str, str]:
     payments. The units of times map to the rule's own. Empty when the rule counts no times.
     """
     values = analysis.values
+    found = _compound_counts(analysis)
     unit = next((v.unit for v in values if v.dimension == "count" and v.unit in _TIMES_UNITS), "")
     if not unit:
-        return {}
+        return found
     tokens = analysis.tokens
     first = min(v.start for v in values if v.unit == unit)
     # "twice" and "3 times" count the same times, though the value reader spells them apart.
-    found = dict.fromkeys(_TIMES_UNITS, unit)
+    found.update(dict.fromkeys(_TIMES_UNITS, unit))
     for index in range(first):
         token = tokens[index]
         if not token.isalpha() or token in STOPWORDS or token in _AUXILIARIES:
@@ -682,6 +683,26 @@ def _counted_acts(analysis: Analysis) -> dict[str, str]:
             or (previous in _BE_FORMS and token.endswith("ed"))
         ):
             found[stem(token)] = unit
+    return found
+
+
+def _compound_counts(analysis: Analysis) -> dict[str, str]:
+    """Map the later nouns of a rule's compound count noun to the count's unit.
+
+    The value reader takes a count's unit from the word right after its number, so
+    "more than two payment reminders per account" counts "payment" ("pay"): "3
+    reminders" counts the same reminders in the compound's head, a value of the rule's
+    measure.
+    """
+    tokens, found = analysis.tokens, dict[str, str]()
+    for value in analysis.values:
+        if value.dimension != "count" or not value.unit or value.unit in _TIMES_UNITS:
+            continue
+        at = next((i for i in range(value.start, value.end) if stem(tokens[i]) == value.unit), None)
+        for word in tokens[at + 1 : value.end] if at is not None else ():
+            if not word.isalpha() or word in STOPWORDS or word == "per":
+                break
+            found.setdefault(stem(word), value.unit)
     return found
 
 
@@ -1439,6 +1460,8 @@ def _value_permitted(r: _Read, permits: Sequence[int]) -> Departure | None:
     # totalling $450 are fine" past a $300 cap accepts going over it, whatever it measures.
     reported = _reported(r.st.tokens)
     new = [v for v in r.st.values if r.is_new(v) and _permitted_new(r, v, reported=reported)]
+    if r.st.attached or r.st.implicit:
+        new += _ordinals_past(r)  # "A fifth retry is fine." right after "at most 4 times"
     accepting = [p for p in permits if r.st.tokens[p] in _ACCEPTING]
     if r.st.attached or r.st.implicit:
         other = [v.start for v in new]
@@ -1540,16 +1563,13 @@ def _permitted_reach(r: _Read, permits: Sequence[int]) -> Departure | None:
             continue
         verb = next((i for i in range(permit + 1, min(permit + 3, len(tokens)))
                      if tokens[i] not in _FILLERS), None)
-        if verb is None or tokens[verb] not in _REACHING:
+        if verb is None or not (tokens[verb] in _REACHING or _counted_verb(r, verb)):
             continue
-        for value in r.st.values:
+        for said in r.st.values:
+            value = _reached(r, said, verb)
+            if value is None or (clauses and clauses[value.start] != clauses[permit]):
+                continue
             gap = tokens[verb + 1 : value.start]
-            if value.start <= verb or len(gap) > _LEAD_WORDS or not r.is_new(value):
-                continue
-            if not _permitted_new(r, value, reported=False):
-                continue
-            if clauses and clauses[value.start] != clauses[permit]:
-                continue
             if _STATE.isdisjoint(gap) and _NEGATORS.isdisjoint(gap):
                 # "we may go to $1,200" may forecast as well as permit: never named
                 kind = None if tokens[permit] == "may" else _permit_kind(r)
@@ -1557,7 +1577,68 @@ def _permitted_reach(r: _Read, permits: Sequence[int]) -> Departure | None:
     return None
 
 
+def _reached(r: _Read, said: Value, verb: int) -> Value | None:
+    """Return a value a few words past `verb` that departs when permitted, or None.
+
+    An ordinal counts as the things it makes (`_ordinal_count`), and departs only past
+    the rule's bound: the thing that comes third is inside a bound of three.
+    """
+    value = _ordinal_count(r, said)
+    new = r.is_new(value) if value is said else _new_value(r.part, value)
+    if value.start <= verb or value.start - verb - 1 > _LEAD_WORDS or not new:
+        return None
+    if value is not said and not _past_bound(r.part, value):
+        return None
+    return value if _permitted_new(r, value, reported=False) else None
+
+
+def _ordinal_count(r: _Read, value: Value) -> Value:
+    """Return "a second one", "a third reminder" as a count of the rule's things.
+
+    Given or had, the thing that comes second makes two of it: "may get a second one"
+    after "no more than one payment reminder per account" is two reminders. "one" and a
+    noun of the rule's count stand for its unit; any other ordinal is returned as it is.
+    """
+    tokens = r.st.tokens
+    if value.dimension != "ordinal" or not _facts(r.part).counts:
+        return value
+    article = tokens[value.start] in _ARTICLES or (
+        value.start > 0 and tokens[value.start - 1] in _ARTICLES
+    )
+    if not article:
+        return value
+    noun = stem(tokens[value.end]) if value.end < len(tokens) else ""
+    counted = next((v.unit for v in r.part.analysis.values if v.dimension == "count"), "")
+    unit = counted if noun in {"", "one"} else _facts(r.part).acts.get(noun, noun)
+    return dataclasses.replace(value, kind="number", dimension="count", unit=unit, per="")
+
+
+_ARTICLES = _words("a an")
+
+
+def _ordinals_past(r: _Read) -> list[Value]:
+    """Return the statement's ordinals that count past the rule's bound (`_ordinal_count`)."""
+    found = []
+    for value in r.st.values:
+        count = _ordinal_count(r, value)
+        if count is not value and _new_value(r.part, count) and _past_bound(r.part, count):
+            found.append(count)
+    return found
+
+
+def _counted_verb(r: _Read, verb: int) -> bool:
+    """Tell whether a rule that counts things has them given at `verb` ("may get 3").
+
+    "Do not send more than two payment reminders per account": "overdue accounts may get
+    3 reminders", "can receive 3", "may send 3" permit a count past the rule's.
+    """
+    word = r.st.tokens[verb]
+    return _facts(r.part).counts and (word in _GIVEN or stem(word) in _facts(r.part).heads)
+
+
 _MODALS = _words("may can")
+# Verbs a counted thing is given or had by: "may get a second one", "can have 3".
+_GIVEN = _words("get receive have take")
 _FILLERS = _words("also still even then now safely")
 # Verbs of reaching a level: "may go to", "can reach", "may rise to", "can spend up to".
 _REACHING = _words("go reach rise climb run spend stretch extend hit exceed")
@@ -4260,6 +4341,7 @@ def _permission_binds(facts: _Facts, st: Statement) -> bool:
                 or any(v.unit in _ATTEMPTS for v in st.values)  # "7 tries is fine." (the same)
                 or _overrun_said(st)  # "Twice that is fine." (`_relative_overrun`)
                 or any(v.per for v in st.values)  # "5000 an hour is fine." (`_rate_past`)
+                or any(v.dimension == "ordinal" for v in st.values)  # `_ordinals_past`
             )
         )
     )

@@ -708,6 +708,13 @@ RULES: tuple[Rule, ...] = (
         "unverifiable/label_value_max_retries",
     ),
     _r(
+        "row_value",
+        set(),
+        world._row_value,
+        "A table row anywhere on the topic whose first cell names the rule's subject in the rule's own words and whose other cell holds a new value of the rule's measure ('| payroll exports | 10 days |' under 'Keep payroll exports for at least 10 years') abstains, however far the table stands from a faithful copy; a row of another subject ('| scratch exports | 7 days |') or restating the rule's value departs from nothing.",
+        "unverifiable/row_value_table_row_far_from_the_copy",
+    ),
+    _r(
         "later_omission",
         set(),
         world._omission,

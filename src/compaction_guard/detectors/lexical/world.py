@@ -5098,6 +5098,9 @@ def _topic_departure(  # noqa: C901, PLR0912 (one flat loop: it runs for every t
                 unnamed = _bare_departure(topic, attached=attached)
             if unnamed is None:
                 unnamed = said
+            if unnamed is None and is_on("row_value") and _row_value(part, topic.wording):
+                why = "a table row gives the rule's subject another value"
+                unnamed = Departure(None, "row_value", why, topic.wording.text)
     if named_only:
         return None
     return unnamed or _remote_departure(part, index, skip, shared)
@@ -5367,6 +5370,26 @@ def _relabelled(part: Part, wording: Wording) -> bool:
     if named.isdisjoint(rule_words) or not named - _LABEL_QUALIFIERS <= rule_words:
         return False
     return any(_new_value(part, v) or _bare_new(part, v) for v in wording.values)
+
+
+def _row_value(part: Part, wording: Wording) -> bool:
+    """Tell whether a table row gives the rule's subject a new value of its measure.
+
+    "| payroll exports | 10 days |" under "Keep payroll exports for at least 10 years":
+    the row's first cell names the rule's subject in its own words (`_relabelled`'s test
+    of a key), and another cell holds a new value of the rule's measure, wherever the row
+    stands: a table far from the copy is as much in the context as a line next to it.
+    """
+    text = wording.text
+    if not text.startswith("|") or not wording.values:
+        return False
+    cells = [cell.strip() for cell in text.strip().strip("|").split("|")]
+    if len(cells) < 2 or len(cells[0].split()) > _LABEL_WORDS:  # noqa: PLR2004 (a key and a value)
+        return False
+    named = {stem(w) for w in re.split(r"[\W_]+", cells[0]) if w}
+    if named.isdisjoint(_facts(part).heads) or not named - _LABEL_QUALIFIERS <= _facts(part).own:
+        return False
+    return any(v.surface not in cells[0] and _new_value(part, v) for v in wording.values)
 
 
 _LABEL_WORDS = 3

@@ -37,6 +37,7 @@ from compaction_guard._anchor_units import (
     REGION_NAMES,
     REGIONS,
     SECOND_AS_TIME,
+    SHORT_WEEKDAYS,
     SLASH_DATE,
     TEMPERATURES,
     TIMES_WORDS,
@@ -202,6 +203,8 @@ def _dates(word: str) -> bool:
         return True
     if word.rstrip(".") in MONTHS or ORDINAL.match(word):
         return True
+    if word in SHORT_WEEKDAYS:
+        return True
     return WEEKDAYS.get(word, WEEKDAYS.get(word[:-1]) if word.endswith("s") else None) is not None
 
 
@@ -363,11 +366,21 @@ class _Reader:
     def weekday(self) -> Value | None:
         word = self.word
         index = WEEKDAYS.get(word, WEEKDAYS.get(word[:-1]) if word.endswith("s") else None)
+        if index is None and word in SHORT_WEEKDAYS and self.listed_day():
+            index = SHORT_WEEKDAYS[word]
         if index is None:
             return None
         # "weekdays" and "weekends" compare with each other, not with one named day.
         dimension = "weekday" if index < 7 else "dayset"  # noqa: PLR2004
         return self.make("weekday", dimension, "", _fraction(index), self.i + 1)
+
+    def listed_day(self) -> bool:
+        """Tell whether a short day name stands in a list of days ("[mon, fri]", "tue/thu").
+
+        Alone, "sun", "sat" and "wed" are other words; next to another day they are days.
+        """
+        near = [*self.tokens[max(self.i - 2, 0) : self.i], *self.tokens[self.i + 1 : self.i + 3]]
+        return any(w in SHORT_WEEKDAYS or w in WEEKDAYS or w[:-1] in WEEKDAYS for w in near)
 
     def clock(self) -> Value | None:
         word, end = self.word, self.i + 1

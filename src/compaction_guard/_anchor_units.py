@@ -37,6 +37,7 @@ __all__ = [
     "REGIONS",
     "REGION_NAMES",
     "SECOND_AS_TIME",
+    "SHORT_WEEKDAYS",
     "SLASH_DATE",
     "TEMPERATURES",
     "TIMES_WORDS",
@@ -161,6 +162,19 @@ WEEKDAYS = {
         ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"),
     )
 } | {"weekday": 7, "weekend": 8, "business day": 9}
+# Short day names, read as days only in a list of days (`_Reader.listed_day`).
+SHORT_WEEKDAYS = {
+    "mon": 0,
+    "tue": 1,
+    "tues": 1,
+    "wed": 2,
+    "thu": 3,
+    "thur": 3,
+    "thurs": 3,
+    "fri": 4,
+    "sat": 5,
+    "sun": 6,
+}
 
 NUMBER = re.compile(
     r"^([$\u20ac\u00a3\u00a5])?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?([a-z%]*)$",

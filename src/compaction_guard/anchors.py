@@ -24,12 +24,14 @@ from compaction_guard._anchor_units import (
     RATE_ADVERBS,
     RATED_KINDS,
     RATES,
+    SHORT_WEEKDAYS,
     SLASH_DATE,
     TEMPERATURES,
     TIMEZONES,
     UNITS,
     VALUE_WORDS,
     VERSION,
+    WEEKDAYS,
     WORD_NUMBERS,
     YEAR_MONTH,
     singular,
@@ -46,6 +48,7 @@ __all__ = [
     "are_siblings",
     "comparable",
     "extract_values",
+    "full_day_name",
     "identifier_parts",
     "is_identifier",
     "is_numeric",
@@ -68,9 +71,23 @@ def _could_start(token: str) -> bool:
     """
     if token in VALUE_WORDS or token in ARTICLES or token[0] in "$\u20ac\u00a3\u00a5":
         return True
-    if token.isalpha():  # no digit and no hyphen: only a number word starts a value
-        return token in WORD_NUMBERS
+    if token.isalpha():  # no digit and no hyphen: a number word, or a day in a list of days
+        return token in WORD_NUMBERS or token in SHORT_WEEKDAYS
     return token.partition("-")[0] in WORD_NUMBERS or any(map(str.isdigit, token))
+
+
+def full_day_name(token: str) -> str | None:
+    """Return the day a short day name names ("fri": "friday"), or None.
+
+    The value reader reads one as a day only in a list of days; the index keys it by the
+    day's full name wherever it stands, so "deploy_days: [mon, fri]" shares a key with
+    "Only deploy on Mondays".
+    """
+    index = SHORT_WEEKDAYS.get(token)
+    return None if index is None else _DAY_NAMES[index]
+
+
+_DAY_NAMES = {index: name for name, index in WEEKDAYS.items() if " " not in name}
 
 
 def is_numeric(token: str) -> bool:

@@ -704,7 +704,7 @@ RULES: tuple[Rule, ...] = (
         "label_value",
         set(),
         world._relabelled,
-        "A 'key: value' line right after the copy whose key names the rule's verb, object or aspect and whose value is a new one of the rule's measure ('max_retries: 8', 'Retention: 30 days.') abstains.",
+        "A 'key: value' line right after the copy whose key names the rule's verb, object or aspect and whose value is a new one of the rule's measure ('max_retries: 8', 'Retention: 30 days.') abstains; so does one anywhere on the topic whose key holds one of the rule's head words ('deploy_days: [mon, fri]' in a config block, 'webhook_retries: 6'), short day names in a list of days read as days and identifier parts as the rule's words.",
         "unverifiable/label_value_max_retries",
     ),
     _r(

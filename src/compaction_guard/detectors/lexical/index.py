@@ -16,7 +16,12 @@ import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
-from compaction_guard.anchors import identifier_parts, is_identifier, is_soft_identifier
+from compaction_guard.anchors import (
+    full_day_name,
+    identifier_parts,
+    is_identifier,
+    is_soft_identifier,
+)
 from compaction_guard.detectors.lexical.lexicon import GENERIC_RULE_NOUNS
 from compaction_guard.detectors.lexical.memo import IdentityMemo
 from compaction_guard.detectors.lexical.text import (
@@ -206,6 +211,9 @@ def _token_keys(token: str) -> tuple[str, ...]:
     if digits:
         keys.append(NUMBER + digits[:12])
         keys.append(_value_class(token))
+    day = full_day_name(token)
+    if day is not None and (day_key := token_key(day)) is not None:
+        keys.append(day_key)  # "[mon, fri]" is on the topic of "Only deploy on Mondays"
     key = token_key(token)
     if key is not None:
         keys.append(key)

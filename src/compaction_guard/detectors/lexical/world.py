@@ -23,7 +23,7 @@ from compaction_guard.anchors import comparable, extract_values, unit_word, valu
 from compaction_guard.detectors.lexical.acts import BY_NAME as ACT_CLASSES
 from compaction_guard.detectors.lexical.acts import act_sites
 from compaction_guard.detectors.lexical.frame import bare_words
-from compaction_guard.detectors.lexical.index import NUMBER, RULE, lookup_keys
+from compaction_guard.detectors.lexical.index import NUMBER, PART, RULE, lookup_keys
 from compaction_guard.detectors.lexical.label import ENVIRONMENTS, label_scope
 from compaction_guard.detectors.lexical.lexicon import (
     ANAPHORS,
@@ -4959,8 +4959,10 @@ def _range_keys(part: Part) -> frozenset[str]:
 
 def _topic_keys(part: Part) -> frozenset[str]:
     """Return the keys that find a part's topic sentences."""
-    # Number classes find every sentence with a number; a departure also names the rule.
-    return frozenset(k for k in part.lookup if not k.startswith("num:")) | _RULE_NOUN_KEYS
+    # Number classes find every sentence with a number; a departure also names the rule,
+    # and a config key may name it in an identifier's parts ("webhook_retries: 6").
+    words = frozenset(k for k in part.lookup if not k.startswith("num:"))
+    return words | {PART + k for k in words if k.isalpha()} | _RULE_NOUN_KEYS
 
 
 def _part_keys(part: Part, keys_of: Callable[[Part], frozenset[str]]) -> frozenset[str]:
@@ -5101,6 +5103,9 @@ def _topic_departure(  # noqa: C901, PLR0912 (one flat loop: it runs for every t
             if unnamed is None and is_on("row_value") and _row_value(part, topic.wording):
                 why = "a table row gives the rule's subject another value"
                 unnamed = Departure(None, "row_value", why, topic.wording.text)
+            if unnamed is None and is_on("label_value") and _relabelled_far(part, topic.wording):
+                why = "a label on the topic gives the rule's setting another value"
+                unnamed = Departure(None, "label_value", why, topic.wording.text)
     if named_only:
         return None
     return unnamed or _remote_departure(part, index, skip, shared)
@@ -5392,13 +5397,27 @@ def _row_value(part: Part, wording: Wording) -> bool:
     return any(v.surface not in cells[0] and _new_value(part, v) for v in wording.values)
 
 
+def _relabelled_far(part: Part, wording: Wording) -> bool:
+    """Tell whether a `key: value` line away from the copy gives the rule another value.
+
+    "deploy_days: [mon, fri]" in a config block under "Only deploy on Mondays and
+    Thursdays": read as `_relabelled` reads one right after the copy, when the key holds
+    one of the rule's head words (an aspect alone, "Retention: 30 days.", may label another
+    thing's setting anywhere but next to the copy).
+    """
+    key, colon, _ = wording.text.partition(":")
+    if not colon or not _relabelled(part, wording):
+        return False
+    return not _facts(part).heads.isdisjoint(stem(w) for w in re.split(r"[\W_]+", key) if w)
+
+
 _LABEL_WORDS = 3
 _LABEL_QUALIFIERS = frozenset(
     map(
         stem,
         _words(
             "max min maximum minimum required limit cap number count total default num new "
-            "current updated revised latest",
+            "current updated revised latest day days",
         ),
     ),
 )

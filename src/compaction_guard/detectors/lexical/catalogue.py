@@ -27,6 +27,7 @@ from compaction_guard.detectors.lexical import (
     modifiers,
     mutation,
     restate,
+    roles,
     rules,
     slot,
     text,
@@ -143,6 +144,13 @@ RULES: tuple[Rule, ...] = (
         modifiers.modifiers_moved,
         "Each modifier keeps the noun it premodifies: 'public builds in the signed registry' is not 'signed builds in the public registry', though every word matches; the noun phrases may come in any order ('in the public registry, keep signed builds').",
         "mutated/modifiers_moved_adjectives_swapped_between_nouns",
+    ),
+    _r(
+        "roles_exchanged",
+        set(),
+        roles.roles_exchanged,
+        "Who does the act and what it is done to keep their sides of the force word, or both move across it (a passive); 'managers may not approve staff expenses' is not 'staff may not approve their own expenses', and an agent after 'by' keeps its party and its act ('proposed by the app team').",
+        "unverifiable/roles_exchanged_actor_becomes_the_owner",
     ),
     _r(
         "scope_moved",

@@ -64,6 +64,7 @@ from compaction_guard.detectors.lexical.mutation import (
     rated_period,
 )
 from compaction_guard.detectors.lexical.restate import pieces
+from compaction_guard.detectors.lexical.roles import roles_exchanged
 from compaction_guard.detectors.lexical.switches import is_on
 from compaction_guard.detectors.lexical.text import BOUND, ID, canonical, force_marks, token_key
 from compaction_guard.detectors.lexical.world import CHANGE_VERBS
@@ -1665,6 +1666,7 @@ _CLEAN_CHECKS = _switched(
     _relation_changed,
     _slots_swapped,
     modifiers_moved,
+    roles_exchanged,
     _scope_moved,
     _prefix_negated,
     _keyword_swapped,

@@ -2128,7 +2128,7 @@ def _resumed(r: _Read) -> Departure | None:
         return None
     tokens, clauses, stems = r.st.tokens, r.st.clauses, r.st.stems
     for at, token in enumerate(tokens):
-        if token not in _RESUMING or _negated_at(tokens, at):
+        if not _resumes_at(tokens, at) or _negated_at(tokens, at):
             continue
         clause = [i for i in range(len(tokens)) if not clauses or clauses[i] == clauses[at]]
         if not any(stems[i] in acts and abs(i - at) <= _REACH for i in clause):
@@ -2196,7 +2196,24 @@ _RESUMING = _words(
     "re-enabled reenabled enabled unblocked resumed resume resumes restarted reopened "
     "unpaused unfrozen reinstated"
 )
+# Two words that start an act again: "campaign sends are back on", "emails are going out
+# again" (each led by its cue word, `CUES`).
+_RESUMING_PAIRS = {"back": _words("on"), "again": _words("going go goes out running live")}
 _PAUSING = frozenset(stem(w) for w in ("pause", "freeze", "halt", "stop", "suspend", "block"))
+
+
+def _resumes_at(tokens: Sequence[str], at: int) -> bool:
+    """Tell whether a word starts an act again, alone ("resumed") or with its neighbour."""
+    word = tokens[at]
+    if word in _RESUMING:
+        return True
+    if word in _RESUMING_PAIRS:
+        step = 1 if word == "back" else -1  # "back on", "going out again"
+        near = at + step
+        return 0 <= near < len(tokens) and tokens[near] in _RESUMING_PAIRS[word]
+    return False
+
+
 _UNTIL_WORDS = _words("while until during till unless")
 
 
@@ -4187,7 +4204,7 @@ CUES: dict[Reader, frozenset[str]] = {
     _group_lift: _GROUP_NOUNS | _keys_of(_GROUP_PHRASES),
     _unnamed_lift: _UNNAMED_RULE_NOUNS,
     _unnamed_bound_change: _UNNAMED_BOUND_NOUNS,
-    _resumed: _RESUMING,
+    _resumed: _RESUMING | _RESUMING_PAIRS.keys(),
     _waived: _WAIVER_CUES,
 }
 
@@ -5960,6 +5977,7 @@ _DEPARTURE_WORDS = frozenset().union(
     _ADDING,
     _OMIT,
     _RESUMING,
+    _RESUMING_PAIRS.keys(),
     _FREQUENCY_WORDS,  # `_new_frequency`: "we switched the refresh to a weekly schedule"
     *(
         {phrase[0] for phrase in phrases}

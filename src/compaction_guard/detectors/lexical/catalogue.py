@@ -698,7 +698,7 @@ RULES: tuple[Rule, ...] = (
         "carve_out",
         set(),
         world._carve_out,
-        "Right after a mention or the copy, a permission scoped to a case ('for hotfix branches', 'during the reindex') or going without one of the rule's words ('can be removed without asking'), that stands by one of the rule's head words or a synonym, a piece of a compound holding one ('self-approval') or a name of the rule's own name's shape ('us-west-2' for 'ca-central-1'), may carve an exception out of the rule: it abstains; so does such a permission asked anywhere ('Can the docs team still commit after freeze?'). One on the side the rule leaves open ('Merging is fine once both approvals are in.') or with a value of the rule's measure is left to the other readers.",
+        "Right after a mention or the copy, a permission scoped to a case ('for hotfix branches', 'during the reindex') or going without one of the rule's words ('can be removed without asking'), that stands by one of the rule's head words or a synonym, a piece of a compound holding one ('self-approval') or a name of the rule's own name's shape ('us-west-2' for 'ca-central-1'), or by a pointer opening the clause after an 'if' or 'when' case that names one ('If a renewal only swaps the chain, it can happen the same morning.'), may carve an exception out of the rule: it abstains; so does such a permission asked anywhere ('Can the docs team still commit after freeze?'). One on the side the rule leaves open ('Merging is fine once both approvals are in.') or with a value of the rule's measure is left to the other readers.",
         "unverifiable/carve_out_okay_for_a_case",
     ),
     _r(

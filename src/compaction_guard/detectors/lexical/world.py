@@ -986,7 +986,12 @@ def _scoped(tokens: Sequence[str], own: frozenset[str] = frozenset()) -> bool:
         if token not in _SCOPERS:
             continue
         rest = [t for t in tokens[position + 1 : position + 5] if t not in _DETERMINERS]
-        if rest and stem(rest[0]) in own:
+        # "for the primary cluster" restates the rule's own scope; a condition that says
+        # more of the rule's own noun ("if a rebuild only touches the synonyms file") is
+        # a case of it.
+        if rest and stem(rest[0]) in own and not (
+            token in _CONDITIONS and any(t not in STOPWORDS and stem(t) not in own for t in rest)
+        ):
             continue
         if tuple(rest[:2]) in _WHOLE_TIME or tuple(tokens[max(0, position - 2) : position]) == (
             "from",
@@ -997,6 +1002,7 @@ def _scoped(tokens: Sequence[str], own: frozenset[str] = frozenset()) -> bool:
     return False
 
 
+_CONDITIONS = _words("if when unless while")
 _WHOLE_TIME = frozenset({("rest", "of"), ("remainder", "of"), ("now", "on")})
 
 
@@ -2385,9 +2391,33 @@ def _carve_out(r: _Read) -> Departure | None:
         for i, t in enumerate(st.tokens)
         if shapes and _is_name_like(t) and t not in own and _name_shape(t) in shapes
     ]
-    if not any(_near(st, named, p) for p in permits):
+    if not any(_near(st, named, p) or _conditioned_pointer(st, named, p) for p in permits):
         return None
     return _hit("carve_out", None, "a permission of the rule's act for a case", st)
+
+
+def _conditioned_pointer(st: Statement, named: Sequence[int], permit: int) -> bool:
+    """Tell whether a permission's pointer stands for a head word in the case before it.
+
+    "If a rebuild only touches the synonyms file, it can run the same afternoon": the
+    clause of the permission opens with a pointer, and the clause before it is a case
+    ("if", "when") that names one of the rule's head words.
+    """
+    clauses, tokens = st.clauses, st.tokens
+    if not clauses or clauses[permit] == 0:
+        return False
+    clause = clauses[permit]
+    if clause - 1 not in clauses:
+        return False
+    opening, case = clauses.index(clause), clauses.index(clause - 1)
+    return (
+        tokens[opening] in _CASE_POINTERS
+        and tokens[case] in _CASE_SCOPERS
+        and any(clauses[p] == clause - 1 for p in named)
+    )
+
+
+_CASE_POINTERS = _words("it they this that these those")
 
 
 def _names_a_rule_word(token: str, own: frozenset[str]) -> bool:

@@ -16,6 +16,7 @@ rule's other party.
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from typing import TYPE_CHECKING
 
 from compaction_guard.detectors.lexical.lexicon import RELATIONS
@@ -178,10 +179,7 @@ def _divider(analysis: Analysis, region: frozenset[int], near: list[int], own: M
     not leave ..." divides at "must not").
     """
     clauses = analysis.clauses
-    counts: dict[int, int] = {}
-    for position in near:
-        counts[clauses[position]] = counts.get(clauses[position], 0) + 1
-    clause = max(counts, key=counts.__getitem__)
+    clause = Counter(clauses[p] for p in near).most_common(1)[0][0]
     if clause not in region:
         return None
     marks = [m for m in analysis.marks if m.modality in _DIVIDING and clauses[m.start] == clause]

@@ -2417,7 +2417,7 @@ def _conditioned_pointer(st: Statement, named: Sequence[int], permit: int) -> bo
     )
 
 
-_CASE_POINTERS = _words("it they this that these those")
+_CASE_POINTERS = _POINTERS | {"they"}
 
 
 def _names_a_rule_word(token: str, own: frozenset[str]) -> bool:

@@ -628,7 +628,7 @@ RULES: tuple[Rule, ...] = (
         "anaphor_reach",
         set(),
         world._remote_departure,
-        "An anaphor is the rule's past every sentence that offers it no nearer antecedent (no value, force or rule noun: 'Lunch was ordered.'), after any mention and with no cap; what it departs with there, or a bare release next to a mention ('it's fine', 'that is optional now', 'don't worry about that'), is unverifiable.",
+        "An anaphor is the rule's past every sentence that offers it no nearer antecedent (no value, force or rule noun: 'Lunch was ordered.'), after any mention and with no cap; what it departs with there, or a bare release next to a mention ('it's fine', 'that is optional now', 'don't worry about that', 'For the hotfix tonight that is fine'), is unverifiable.",
         "unverifiable/anaphor_reach_permission_past_an_unrelated_sentence",
     ),
     _r(

@@ -5718,6 +5718,7 @@ def _bare_permission(tokens: Sequence[str]) -> bool:
     if _POINTERS.isdisjoint(tokens) and _POINTED_COPULAS.isdisjoint(tokens):
         return False  # both readings below need a pointer, or a copula that holds one
     words = [t for t in tokens if t not in _BARE_FILLERS]
+    words = words[_fronted_case(words) :]  # "For the hotfix tonight that is fine"
     if words and words[0] in _POINTED_COPULAS:  # "it's fine"
         words = ["it", "is", *words[1:]]
     if len(words) >= 3 and words[0] in _POINTERS and words[1] in _BARE_COPULAS:  # noqa: PLR2004
@@ -5728,6 +5729,34 @@ def _bare_permission(tokens: Sequence[str]) -> bool:
     return words[-3] in _DISMISSING and bool(_DISMISSED_BY.intersection(words[:-3]))
 
 
+def _fronted_case(words: Sequence[str]) -> int:
+    """Return where the pointer of a permission stands after a case put first, else 0.
+
+    "For the hotfix tonight that is fine", "If staging is slow, it's okay": the case
+    opens the sentence with a scoping word and runs to the pointer, which opens the
+    permission. It may hold a copula ("if staging is slow") only when a condition word
+    opens it. A relative "that" ("For the build that is fine, ship it") reads the same,
+    which costs at most an `unverifiable`: a bare permission is never a named kind.
+    """
+    if not words or words[0] not in _FRONTED_SCOPES:
+        return 0
+    for at in range(1, min(len(words), _FRONTED_WORDS + 1)):
+        word = words[at]
+        if word in _POINTED_COPULAS or (
+            word in _POINTERS and at + 1 < len(words) and words[at + 1] in _BARE_COPULAS
+        ):
+            # A pointer with no copula after it is a determiner ("this afternoon"); one
+            # whose release takes an act ("it is okay to merge after one") is a dummy
+            # subject, and the act's permission is the carve-out's to read.
+            return 0 if "to" in words[at + 2 : at + 5] else at
+        if word in _BARE_COPULAS and words[0] not in _CONDITIONS:
+            return 0
+    return 0
+
+
+# Words that open a case put before a permission ("For the hotfix tonight, that is fine").
+_FRONTED_SCOPES = _words("for during on in if when while until after before tonight today")
+_FRONTED_WORDS = 8  # the case's words before the pointer, at most
 _BARE_FILLERS = _words("but and so now also still just really , .")
 _BARE_COPULAS = _words("is was are were")
 _POINTED_COPULAS = _words("it's that's this's")

@@ -432,3 +432,11 @@ def test_a_value_is_an_immutable_value_object() -> None:
         value.start = 1  # type: ignore[misc]
     assert not hasattr(value, "__dict__")
 
+
+
+@pytest.mark.parametrize("text", ["may get four each week", "may post six every day"])
+def test_each_or_every_before_a_period_is_no_counted_noun(text: str) -> None:
+    # "four each week" is four a week, not four of a thing called "each".
+    (value,) = extract_values(tokenize(text))
+    assert value.unit == ""
+    assert value.per.startswith("time:")

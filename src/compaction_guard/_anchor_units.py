@@ -212,6 +212,7 @@ NOISE_NOUNS = {"the", "a", "an", "of", "to", "in", "on", "for", "and", "or", "pe
 NOISE_NOUNS |= {"with", "by", "into", "than", "before", "after", "during", "under", "over"}
 NOISE_NOUNS |= {"is", "are", "was", "be", "this", "that", "it", "as", "if", "when", "then"}
 NOISE_NOUNS |= {"which", "who", "so"}  # "1200, which is fine", "400 so far"
+NOISE_NOUNS |= {"each", "every"}  # "four each week" counts no "each"
 
 
 # Words that can belong to a value; a token outside this set without a digit or a

@@ -19,7 +19,13 @@ from dataclasses import InitVar, dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from compaction_guard.anchors import comparable, extract_values, unit_word, values_equal
+from compaction_guard.anchors import (
+    comparable,
+    extract_values,
+    period_words,
+    unit_word,
+    values_equal,
+)
 from compaction_guard.detectors.lexical.acts import BY_NAME as ACT_CLASSES
 from compaction_guard.detectors.lexical.acts import act_sites
 from compaction_guard.detectors.lexical.frame import bare_words
@@ -1590,6 +1596,8 @@ def _reached(r: _Read, said: Value, verb: int) -> Value | None:
     the rule's bound: the thing that comes third is inside a bound of three.
     """
     value = _ordinal_count(r, said)
+    if value is said:
+        value = _bare_count(r, said, verb)
     new = r.is_new(value) if value is said else _new_value(r.part, value)
     if value.start <= verb or value.start - verb - 1 > _LEAD_WORDS or not new:
         return None
@@ -1620,6 +1628,37 @@ def _ordinal_count(r: _Read, value: Value) -> Value:
 
 
 _ARTICLES = _words("a an")
+
+
+def _bare_count(r: _Read, value: Value, verb: int) -> Value:
+    """Return a bare number given right after `verb` as a count of the rule's things.
+
+    "Customers on a trial may get four." after "at most two reminder emails per
+    customer": a number with no noun of its own, given or had, counts what the rule
+    counts, and so does one per the rule's own period ("may get four each week"). A noun
+    after it ("may get four seats") is its own, and it is returned as it is.
+    """
+    tokens, clauses = r.st.tokens, r.st.clauses
+    if not _facts(r.part).counts or value.start != verb + 1 or value.kind != "number":
+        return value
+    if value.unit and value.unit not in _BARE_COUNT_TAILS:
+        return value
+    if value.per and period_words(value.per).isdisjoint(r.part.analysis.tokens):
+        return value  # "may get four a day" under a weekly bound counts another period
+    end = value.start + 1  # the number's word: what follows it may be its period
+    own_noun = not value.per and end < len(tokens) and tokens[end] not in _BARE_COUNT_TAILS and (
+        not clauses or clauses[end] == clauses[value.start]
+    )
+    if own_noun:
+        return value
+    counted = next((v.unit for v in r.part.analysis.values if v.dimension == "count"), "")
+    if not counted:
+        return value
+    return dataclasses.replace(value, dimension="count", unit=counted, per="")
+
+
+# Words that may follow a bare count and leave it the rule's ("may get four each week").
+_BARE_COUNT_TAILS = _words("each per every a an instead too now then this that weekly daily")
 
 
 def _ordinals_past(r: _Read) -> list[Value]:

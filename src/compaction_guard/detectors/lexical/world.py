@@ -972,8 +972,22 @@ def _permits(tokens: Sequence[str]) -> list[int]:
         and not _negated_at(tokens, i)
         and _DENIALS.isdisjoint(tokens[i + 1 : i + 4])
         and (t != "asked" or (i + 1 < len(tokens) and tokens[i + 1] in _ASKED_OF_US))
-        and not any(w in _EXCLUSIVE for w in tokens[max(0, i - 4) : i])
+        and not _held_to_one(tokens, i)
     ]
+
+
+def _held_to_one(tokens: Sequence[str], at: int) -> bool:
+    """Tell whether an exclusive word just before the permission at `at` holds it to one choice.
+
+    "the only registry we are allowed to use" does; in "If build-0411 only changes copy, it
+    may ship" the "only" is the condition's, and the pointer after it opens the permission.
+    """
+    window = range(max(0, at - 4), at)
+    exclusive = next((j for j in window if tokens[j] in _EXCLUSIVE), None)
+    if exclusive is None:
+        return False
+    conditioned = not _CONDITIONS.isdisjoint(tokens[:exclusive])
+    return not (conditioned and any(t in _CASE_POINTERS for t in tokens[exclusive + 1 : at]))
 
 
 _EXCLUSIVE = _words("only sole")
@@ -2401,8 +2415,11 @@ def _carve_out(r: _Read) -> Departure | None:
     # In the copy's own remark "may" is a modal ("..., though X may get a second one").
     carving = _REMARK_CARVING if st.implicit else _CARVING
     permits = [p for p in st.permits if st.tokens[p] in carving]
+    # "If build-0411 only changes copy, it may ship right away": "may" after a case put
+    # first permits as much as it forecasts (`_conditioned_pointer` alone reads it).
+    conditioned = [p for p in st.permits if st.tokens[p] == "may" and p not in permits]
     asked = _asks(st)
-    if not (st.attached or asked) or not permits:
+    if not (st.attached or asked) or not (permits or conditioned):
         return None
     tokens, keys = st.tokens, _head_keys(r.part)
     named = [
@@ -2430,7 +2447,9 @@ def _carve_out(r: _Read) -> Departure | None:
         for i, t in enumerate(st.tokens)
         if shapes and _is_name_like(t) and t not in own and _name_shape(t) in shapes
     ]
-    if not any(_near(st, named, p) or _conditioned_pointer(st, named, p) for p in permits):
+    if not any(_near(st, named, p) or _conditioned_pointer(st, named, p) for p in permits) and (
+        not any(_conditioned_pointer(st, named, p) for p in conditioned)
+    ):
         return None
     return _hit("carve_out", None, "a permission of the rule's act for a case", st)
 

@@ -586,7 +586,7 @@ RULES: tuple[Rule, ...] = (
         "undone_verb",
         {_C},
         world._unverb,
-        "The rule's own verb undone by an actor ('the user unpinned numpy').",
+        "The rule's own verb undone by an actor ('the user unpinned numpy'); undone in a state that is then accepted anywhere on the topic ('is written unencrypted; the user was fine with that'), it abstains.",
         "contradicted/issue_9_copy_then_unverb",
     ),
     _r(

@@ -1228,7 +1228,52 @@ def _unverb(r: _Read) -> Departure | None:
         close = len(word) >= _STEM and any(o.startswith(word[:_STEM]) for o in r.own)
         if position and (word in r.own or close):
             return _hit("undone_verb", Kind.CONTRADICTED, f"{token!r} undoes the rule", r.st)
+    return _undone_accepted(r)
+
+
+def _undone_accepted(r: _Read) -> Departure | None:
+    """Find the rule's act undone in a state that is then accepted, anywhere on the topic.
+
+    "The weekly audit export is written unencrypted; the user was fine with that." for
+    "Encrypt every export at rest": no actor undoes the verb, but the undone state is
+    let through. It may be a case the rule never covered or an exception to it, so it
+    names no kind.
+    """
+    accepted = _undone_then_accepted(r.st.tokens)
+    if accepted is None:
+        return None
+    for position in range(1, accepted):
+        match = _UN.match(r.st.tokens[position])
+        if match is None:
+            continue
+        rest = match.group("rest")
+        word = _IRREGULAR_UN.get(rest, stem(rest))
+        if word in r.own or (len(word) >= _STEM and any(o.startswith(word[:_STEM]) for o in r.own)):
+            return _hit("undone_verb", None, "the rule's act undone, and that accepted", r.st)
     return None
+
+
+def _undone_then_accepted(tokens: Sequence[str]) -> int | None:
+    """Return where an acceptance stands after a word opening on "un", or None.
+
+    "... written unencrypted; the user was fine with that": the acceptance is not denied
+    ("not fine") and comes after the undone word.
+    """
+    if _UNDONE_ACCEPTING.isdisjoint(tokens):
+        return None
+    first = next((i for i, t in enumerate(tokens) if i and _UN.match(t)), None)
+    if first is None:
+        return None
+    return next(
+        (
+            i
+            for i in range(first + 1, len(tokens))
+            if tokens[i] in _UNDONE_ACCEPTING and not _negated_at(tokens, i)
+        ),
+        None,
+    )
+
+
 
 
 def _supersede(r: _Read) -> Departure | None:
@@ -1709,6 +1754,8 @@ def _measured(value: Value) -> bool:
 
 
 _ACCEPTING = _words("fine ok okay acceptable allowed permitted tolerated") | _ENOUGH
+# What lets an undone state through (`_undone_accepted`): "the user was fine with that".
+_UNDONE_ACCEPTING = _ACCEPTING | _words("approved agreed")
 
 
 def _reported(tokens: Sequence[str]) -> bool:
@@ -4221,7 +4268,7 @@ def _exception_trigger(st: Statement) -> bool:
 # statement (never prefiltered), so a new reader is exact before it has one.
 TRIGGERS: dict[Reader, Trigger] = {
     _lift: _lift_trigger,
-    _unverb: lambda st: bool(st.undoing),
+    _unverb: lambda st: bool(st.undoing) or _undone_then_accepted(st.tokens) is not None,
     _supersede: _supersede_trigger,
     _permission: _permission_trigger,
     _extension: _extension_trigger,

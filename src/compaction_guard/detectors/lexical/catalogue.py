@@ -677,7 +677,7 @@ RULES: tuple[Rule, ...] = (
         "unnamed_lift",
         set(),
         world._unnamed_lift,
-        "A rule noun that names no rule by words of its own ('the rule', 'the old constraint'), lifted anywhere on the topic ('The rule was dropped after the review'), may be this one: it abstains. 'The logging rule' or 'the rule on logging' names another by a word this one lacks; a denied lift ('was never lifted') lifts nothing.",
+        "A rule noun that names no rule by words of its own ('the rule', 'the old constraint'), lifted anywhere on the topic ('The rule was dropped after the review'), may be this one: it abstains. 'The logging rule' or 'the rule on logging' names another by a word this one lacks, but after a plain adjective a describing word may be this rule's in other words ('the old in-house-only rule was dropped'); a denied lift ('was never lifted') lifts nothing.",
         "unverifiable/unnamed_lift_the_rule_was_dropped",
     ),
     _r(

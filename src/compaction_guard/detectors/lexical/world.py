@@ -2324,8 +2324,21 @@ _UNTIL_WORDS = _words("while until during till unless")
 
 
 def _unnamed_rule_nouns(tokens: Sequence[str]) -> list[int]:
-    """Return where a singular generic rule noun opens a noun phrase of its own ("the rule")."""
-    return _unnamed_nouns(tokens, _UNNAMED_RULE_NOUNS)
+    """Return where a singular generic rule noun opens a noun phrase of its own ("the rule").
+
+    So does one after a plain adjective and one word that describes it ("the old
+    internal-only rule"): "old" says a rule of the context is meant, and the description
+    may be this rule's in other words ("internal-only" for "not to the public registry").
+    """
+    found = _unnamed_nouns(tokens, _UNNAMED_RULE_NOUNS)
+    described = [
+        at
+        for at, token in enumerate(tokens[2:], start=2)
+        if token in _UNNAMED_RULE_NOUNS
+        and tokens[at - 2] in _PLAIN_RULE_ADJECTIVES
+        and tokens[at - 1] not in STOPWORDS
+    ]
+    return sorted(set(found).union(described))
 
 
 def _unnamed_nouns(tokens: Sequence[str], nouns: frozenset[str]) -> list[int]:

@@ -691,7 +691,7 @@ RULES: tuple[Rule, ...] = (
         "resumed_act",
         {Kind.CONTRADICTED},
         world._resumed,
-        "For a rule that forbids or pauses an act, one of its own words with a word that starts it again in its clause ('Writes were re-enabled for the batch window', 'sends to Quebec users were unblocked', 'sends are back on', 'going out again') lifts it; it abstains where the act may start again outside the ban: a pause held to a condition ('while the incident is open'), a ban of some days or amounts, a scope ('for the batch window'). Another name in the clause ('writes to orders_staging') is another target; a denied resumption ('were not re-enabled') starts nothing.",
+        "For a rule that forbids or pauses an act, one of its own words with a word that starts it again in its clause ('Writes were re-enabled for the batch window', 'sends to Quebec users were unblocked', 'sends are back on', 'going out again') lifts it (of a paused noun phrase, its head or a modifier before another of its words or a noun of sending: 'Social sends are going out again'; not 'the social team'); it abstains where the act may start again outside the ban: a pause held to a condition ('while the incident is open'), a ban of some days or amounts, a scope ('for the batch window'). Another name in the clause ('writes to orders_staging') is another target; a denied resumption ('were not re-enabled') starts nothing.",
         "contradicted/act_resumed_after_a_ban",
     ),
     _r(

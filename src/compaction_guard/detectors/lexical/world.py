@@ -2237,7 +2237,7 @@ def _resumed(r: _Read) -> Departure | None:
         if not _resumes_at(tokens, at) or _negated_at(tokens, at):
             continue
         clause = [i for i in range(len(tokens)) if not clauses or clauses[i] == clauses[at]]
-        if not any(stems[i] in acts and abs(i - at) <= _REACH for i in clause):
+        if not any(abs(i - at) <= _REACH and _names_paused(r.part, stems, i) for i in clause):
             continue
         valued = {i for v in r.st.values for i in range(v.start, v.end)}
         named = [i for i in clause if i not in valued and _is_name_like(tokens[i])]
@@ -2267,16 +2267,47 @@ def _banned_acts(part: Part) -> frozenset[str]:
 _BANNED_ACTS: IdentityMemo[Part, frozenset[str]] = IdentityMemo(_PART_WORDS_LIMIT)
 
 
+def _paused_phrase(part: Part) -> tuple[str, ...]:
+    """Return the stems of the noun phrase a pausing rule pauses, its head last.
+
+    The modifiers too: "Pause all outbound marketing emails" is resumed as "marketing
+    sends are back on" as well as "emails resumed" (`_names_paused` weighs a modifier).
+    """
+    analysis = part.analysis
+    paused: list[str] = []
+    for i, t in enumerate(analysis.tokens[1:_PAUSED_WORDS], start=1):
+        if t in _PHRASE_ENDS or (paused and analysis.keys[i] is None):
+            break  # "while", "until", "for": the phrase has ended
+        if analysis.keys[i] is not None and t not in _DETERMINERS:
+            paused.append(stem(t))
+    return tuple(paused)
+
+
+def _names_paused(part: Part, stems: Sequence[str], at: int) -> bool:
+    """Tell whether the word at `at` names what the rule forbids or pauses.
+
+    A modifier of a paused phrase names it only before another word of the phrase or a
+    noun of sending ("marketing sends"); before a noun of its own ("the social team") it
+    names something else.
+    """
+    if stems[at] not in _banned_acts(part):
+        return False
+    phrase = _paused_phrase(part) if _act(part) in _PAUSING else ()
+    if not phrase or stems[at] == phrase[-1]:
+        return True
+    following = stems[at + 1] if at + 1 < len(stems) else ""
+    return following in phrase or following in _SENDING_NOUNS
+
+
+_PAUSED_WORDS = 6  # the pausing verb and the paused noun phrase's first words
+_SENDING_NOUNS = frozenset(map(stem, ("sends", "runs", "jobs", "batches", "messages", "campaigns")))
+
+
 def _banned_act_stems(part: Part) -> frozenset[str]:
     analysis = part.analysis
     act = _act(part)
     if act in _PAUSING:
-        paused = [
-            stem(t)
-            for i, t in enumerate(analysis.tokens[1:4], start=1)
-            if analysis.keys[i] is not None and t not in _DETERMINERS
-        ]
-        return frozenset(paused[:1])
+        return frozenset(_paused_phrase(part))
     if not part.classes[Modality.FORBID]:
         return frozenset()
     for mark in analysis.marks:
@@ -2321,6 +2352,8 @@ def _resumes_at(tokens: Sequence[str], at: int) -> bool:
 
 
 _UNTIL_WORDS = _words("while until during till unless")
+# What ends a paused noun phrase (`_paused_phrase`): "while", "until", "for".
+_PHRASE_ENDS = _CONDITIONS | _UNTIL_WORDS | _SCOPERS
 
 
 def _unnamed_rule_nouns(tokens: Sequence[str]) -> list[int]:

@@ -27,10 +27,8 @@ CASES: list[dict[str, Any]] = [
     if line.strip()
 ]
 DAMAGED = {"weakened", "mutated", "contradicted", "dropped"}
-# Still certified: a quoted permission naming the rule's object loosely (r3-003).
-OPEN = {
-    *("r3-003",),
-}
+# Every damaged case of the rounds is closed; a hole found later is listed here by id.
+OPEN: set[str] = set()
 
 
 def _marks(case: dict[str, Any]) -> Any:

@@ -308,7 +308,7 @@ _PERMIT = _words(
     """
     fine ok okay ok'd okayed acceptable allowed permitted tolerated free can may approved
     authorised authorized greenlit wants wanted requested agreed enough sufficient asked
-    granted permission
+    granted permission ahead
     suffices suffice
     """,
 )
@@ -972,6 +972,7 @@ def _permits(tokens: Sequence[str]) -> list[int]:
         and not _negated_at(tokens, i)
         and _DENIALS.isdisjoint(tokens[i + 1 : i + 4])
         and (t != "asked" or (i + 1 < len(tokens) and tokens[i + 1] in _ASKED_OF_US))
+        and (t != "ahead" or _go_ahead(tokens, i))
         and not _held_to_one(tokens, i)
     ]
 
@@ -991,6 +992,20 @@ def _held_to_one(tokens: Sequence[str], at: int) -> bool:
 
 
 _EXCLUSIVE = _words("only sole")
+
+
+def _go_ahead(tokens: Sequence[str], at: int) -> bool:
+    """Tell whether "ahead" at `at` gives leave: "go ahead and use it", "can go ahead".
+
+    "went ahead", "is going ahead" report, "will go ahead" forecasts, "ahead of schedule"
+    places: none permits.
+    """
+    if at == 0 or tokens[at - 1] != "go":
+        return False
+    return at < 2 or tokens[at - 2] not in _FORECASTING  # noqa: PLR2004 (the word before "go")
+
+
+_FORECASTING = _words("will would to did won't didn't shall")
 # "asked us to force-push" permits; "asked legal to review it" asks someone else to act.
 _ASKED_OF_US = _words("us me to for that")
 
@@ -2507,7 +2522,12 @@ def _carve_out(r: _Read) -> Departure | None:
     st = r.st
     # In the copy's own remark "may" is a modal ("..., though X may get a second one").
     carving = _REMARK_CARVING if st.implicit else _CARVING
-    permits = [p for p in st.permits if st.tokens[p] in carving]
+    # "go ahead and use it" permits where "can use it" does: read from its "and".
+    permits = [
+        p + 1 if st.tokens[p] == "ahead" and st.tokens[p + 1 : p + 2] == ("and",) else p
+        for p in st.permits
+        if st.tokens[p] in carving
+    ]
     # "If build-0411 only changes copy, it may ship right away": "may" after a case put
     # first permits as much as it forecasts (`_conditioned_pointer` alone reads it).
     conditioned = [p for p in st.permits if st.tokens[p] == "may" and p not in permits]
@@ -2609,7 +2629,7 @@ _HEAD_KEYS: IdentityMemo[Part, frozenset[str]] = IdentityMemo(_PART_WORDS_LIMIT)
 
 # The words that grant ("fine", "can"): not those that ask or want ("asked for it"), nor
 # "may", which forecasts as often and is the month of May in a folded text.
-_CARVING = _words("fine ok okay acceptable allowed permitted tolerated can")
+_CARVING = _words("fine ok okay acceptable allowed permitted tolerated can ahead")
 _REMARK_CARVING = _CARVING | {"may"}
 
 

@@ -17,6 +17,7 @@ from compaction_guard.anchors import (
     is_identifier,
     is_numeric,
     is_soft_identifier,
+    period_seconds,
     range_pairs,
     rate_of,
     unit_word,
@@ -440,3 +441,10 @@ def test_each_or_every_before_a_period_is_no_counted_noun(text: str) -> None:
     (value,) = extract_values(tokenize(text))
     assert value.unit == ""
     assert value.per.startswith("time:")
+
+
+def test_period_seconds_names_units_of_time_only() -> None:
+    assert period_seconds("weeks") == 604800
+    assert period_seconds("Day") == 86400
+    assert period_seconds("kilometres") is None
+    assert period_seconds("budget") is None

@@ -53,6 +53,7 @@ __all__ = [
     "is_identifier",
     "is_numeric",
     "is_soft_identifier",
+    "period_seconds",
     "period_words",
     "range_pairs",
     "rate_of",
@@ -235,6 +236,16 @@ def values_equal(left: Value, right: Value) -> bool:  # noqa: PLR0911 (a return 
 
 
 @functools.lru_cache(maxsize=8192)
+def period_seconds(token: str) -> Fraction | None:
+    """Return the seconds a unit-of-time word names ("weeks": 604800), else None.
+
+    The period of a rule written apart from its values ("at most three posts per
+    channel each week"), to weigh a count given per another period against it.
+    """
+    found = UNITS.get(singular(token.lower()))
+    return found[1] if found is not None and found[0] == "time" else None
+
+
 def unit_word(token: str) -> tuple[str, str] | None:
     """Return (dimension, unit) of a unit, currency, scale or time zone word, else None.
 

@@ -600,7 +600,7 @@ RULES: tuple[Rule, ...] = (
         "later_permission",
         {_C, _W},
         world._permission,
-        "A permission for what the rule forbids or to act against it ('exceeding it is fine'), or to reach a new value of its slot next to the copy ('we can spend up to $1,100'; 'we may go to $1,200' may forecast and abstains). For a rule that counts things, the things given or had past its bound ('can receive 3 payment reminders', 'may get a second one', 'A fifth retry is fine.' after 'at most 4 times') are such a value: an ordinal after an article counts the things it makes, so does a bare number right after the verb ('may get four', 'may post six each day' under a daily bound), and inside the bound ('a third retry' under four) departs from nothing.",
+        "A permission for what the rule forbids or to act against it ('exceeding it is fine'), or to reach a new value of its slot next to the copy ('we can spend up to $1,100'; 'we may go to $1,200' may forecast and abstains). For a rule that counts things, the things given or had past its bound ('can receive 3 payment reminders', 'may get a second one', 'A fifth retry is fine.' after 'at most 4 times') are such a value: an ordinal after an article counts the things it makes, so does a bare number right after the verb ('may get four', 'may post six each day' under a daily bound; per a shorter period it is weighed in the rule's: 'two a week' is eight a month), and inside the bound ('a third retry' under four) departs from nothing.",
         "contradicted/issue_9_copy_then_permission_to_exceed",
     ),
     _r(

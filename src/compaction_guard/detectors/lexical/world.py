@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from compaction_guard.anchors import (
     comparable,
     extract_values,
+    period_seconds,
     period_words,
     unit_word,
     values_equal,
@@ -1717,8 +1718,13 @@ def _bare_count(r: _Read, value: Value, verb: int) -> Value:
         return value
     if value.unit and value.unit not in _BARE_COUNT_TAILS:
         return value
+    times = 1
     if value.per and period_words(value.per).isdisjoint(r.part.analysis.tokens):
-        return value  # "may get four a day" under a weekly bound counts another period
+        # "may post one a day" under a weekly bound: seven in the rule's week.
+        found = _periods_in_rules(r.part, value.per)
+        if found is None:
+            return value
+        times = found
     end = value.start + 1  # the number's word: what follows it may be its period
     own_noun = not value.per and end < len(tokens) and tokens[end] not in _BARE_COUNT_TAILS and (
         not clauses or clauses[end] == clauses[value.start]
@@ -1728,7 +1734,29 @@ def _bare_count(r: _Read, value: Value, verb: int) -> Value:
     counted = next((v.unit for v in r.part.analysis.values if v.dimension == "count"), "")
     if not counted:
         return value
-    return dataclasses.replace(value, dimension="count", unit=counted, per="")
+    amount = value.amount * times
+    return dataclasses.replace(value, dimension="count", unit=counted, per="", amount=amount)
+
+
+def _periods_in_rules(part: Part, per: str) -> int | None:
+    """Return how many periods `per` (a `Value.per` of time) fit in the rule's own period.
+
+    The rule's period is a unit of time after "each", "per", "every" or "a" ("each week");
+    a longer `per` counts as one: "ten a month" may all fall in one week. None when the
+    rule names no period of time, or `per` is no period of time.
+    """
+    dimension, _, seconds = per.partition(":")
+    if dimension != "time" or not seconds.isdigit():
+        return None
+    tokens = part.analysis.tokens
+    for before, token in itertools.pairwise(tokens):
+        rule_seconds = period_seconds(token) if before in _PERIOD_LEADS else None
+        if rule_seconds is not None:
+            return max(1, int(rule_seconds // int(seconds)))
+    return None
+
+
+_PERIOD_LEADS = _words("each per every a")
 
 
 # Words that may follow a bare count and leave it the rule's ("may get four each week").

@@ -684,7 +684,7 @@ RULES: tuple[Rule, ...] = (
         "unnamed_bound_change",
         set(),
         world._unnamed_bound_change,
-        "For a rule that bounds a value, a bound noun that names no bound by words of its own ('the cap', 'the limit'), changed anywhere on the topic ('The user later doubled the cap'), may be this rule's: it abstains. 'The cap on concurrent jobs' or 'the rate limit' names another; a denied change changes nothing.",
+        "For a rule that bounds a value, a bound noun that names no bound by words of its own ('the cap', 'the limit'), changed anywhere on the topic ('The user later doubled the cap', 'chose to triple that figure'), may be this rule's: it abstains. 'The cap on concurrent jobs' or 'the rate limit' names another; a denied change changes nothing.",
         "unverifiable/unnamed_bound_changed_past_progress",
     ),
     _r(

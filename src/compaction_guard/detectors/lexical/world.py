@@ -2221,12 +2221,14 @@ def _unnamed_bound_change(r: _Read) -> Departure | None:
     if r.st.values and not any(comparable(v, w) for v in r.st.values for w in values):
         return None  # "raised the limit to 40 requests per minute": another dimension's bound
     tokens, clauses = r.st.tokens, r.st.clauses
-    for at in _unnamed_nouns(tokens, _UNNAMED_BOUND_NOUNS):
-        if _names_another_rule(tokens, at, r.own) or _compounded(tokens, at):
+    for at in _unnamed_nouns(tokens, _UNNAMED_BOUND_NOUNS, pointed=True):
+        # "that figure for enterprise plans" points back, and "for" scopes the change.
+        pointed = at > 0 and tokens[at - 1] in _POINTERS
+        if (not pointed and _names_another_rule(tokens, at, r.own)) or _compounded(tokens, at):
             continue
         span = range(max(0, at - _OBJECT_REACH), min(len(tokens), at + 1 + _REACH))
         for i in span:
-            if i == at or (clauses and clauses[i] != clauses[at]) or tokens[i] not in _CHANGE:
+            if i == at or (clauses and clauses[i] != clauses[at]) or not _changes_at(tokens, i):
                 continue
             if not _negated_at(tokens, i):
                 why = f"{tokens[at]!r} {tokens[i]}, which may be this rule's bound"
@@ -2236,6 +2238,16 @@ def _unnamed_bound_change(r: _Read) -> Departure | None:
             why = f"{tokens[at]!r} set to {value.surface}, which may be this rule's bound"
             return _hit("unnamed_bound_change", None, why, r.st)
     return None
+
+
+def _changes_at(tokens: Sequence[str], at: int) -> bool:
+    """Tell whether a change verb stands at `at`: "doubled", or "to double" after "decided"."""
+    token = tokens[at]
+    return token in _CHANGE or (token in _CHANGE_BASES and at > 0 and tokens[at - 1] == "to")
+
+
+# Change verbs in their base form, read after "to" only: "decided to double that figure".
+_CHANGE_BASES = _words("raise increase bump double triple halve lower reduce change")
 
 
 def _compounded(tokens: Sequence[str], at: int) -> bool:
@@ -2417,13 +2429,23 @@ def _unnamed_rule_nouns(tokens: Sequence[str]) -> list[int]:
     return sorted(set(found).union(described))
 
 
-def _unnamed_nouns(tokens: Sequence[str], nouns: frozenset[str]) -> list[int]:
-    """Return where one of `nouns` opens a noun phrase of its own ("the rule", "the old cap")."""
+def _unnamed_nouns(
+    tokens: Sequence[str], nouns: frozenset[str], *, pointed: bool = False
+) -> list[int]:
+    """Return where one of `nouns` opens a noun phrase of its own ("the rule", "the old cap").
+
+    With `pointed`, a pointer opens one too ("double that figure").
+    """
     return [
         at
         for at, token in enumerate(tokens)
         if token in nouns
-        and (at == 0 or tokens[at - 1] in _NOUN_OPENERS or tokens[at - 1] in _PLAIN_RULE_ADJECTIVES)
+        and (
+            at == 0
+            or tokens[at - 1] in _NOUN_OPENERS
+            or tokens[at - 1] in _PLAIN_RULE_ADJECTIVES
+            or (pointed and tokens[at - 1] in _POINTERS)
+        )
     ]
 
 
@@ -2437,7 +2459,7 @@ def _names_another_rule(tokens: Sequence[str], at: int, own: frozenset[str]) -> 
 
 
 _UNNAMED_RULE_NOUNS = GENERIC_RULE_NOUNS
-_UNNAMED_BOUND_NOUNS = _words("cap limit ceiling maximum budget quota")
+_UNNAMED_BOUND_NOUNS = _words("cap limit ceiling maximum budget quota figure")
 # Adjectives before a rule noun that name no rule: "the old rule", "the original constraint".
 _PLAIN_RULE_ADJECTIVES = _words("old original previous earlier existing current former same")
 _OBJECT_REACH = 3  # "dropped the old rule": a lifting verb before its object
@@ -4405,7 +4427,11 @@ TRIGGERS: dict[Reader, Trigger] = {
     _unnamed_lift: lambda st: (
         not _LIFT.isdisjoint(st.words) or _has_phrase(st.tokens, _LIFT_PHRASES) is not None
     ),
-    _unnamed_bound_change: lambda st: bool(st.values) or not _CHANGE.isdisjoint(st.words),
+    _unnamed_bound_change: lambda st: (
+        bool(st.values)
+        or not _CHANGE.isdisjoint(st.words)
+        or not _CHANGE_BASES.isdisjoint(st.words)
+    ),
     _waived: lambda st: bool(_waiver_spots(st.tokens)),
 }
 # Each cued reader's cue words: a statement holding none of them cannot trigger it, so most

@@ -235,7 +235,6 @@ def values_equal(left: Value, right: Value) -> bool:  # noqa: PLR0911 (a return 
     ) and (left.amount, left.per) == (right.amount, right.per)
 
 
-@functools.lru_cache(maxsize=8192)
 def period_seconds(token: str) -> Fraction | None:
     """Return the seconds a unit-of-time word names ("weeks": 604800), else None.
 
@@ -246,6 +245,7 @@ def period_seconds(token: str) -> Fraction | None:
     return found[1] if found is not None and found[0] == "time" else None
 
 
+@functools.lru_cache(maxsize=8192)
 def unit_word(token: str) -> tuple[str, str] | None:
     """Return (dimension, unit) of a unit, currency, scale or time zone word, else None.
 

@@ -1239,12 +1239,16 @@ def _unverb(r: _Read) -> Departure | None:
         match = _UN.match(token)
         if match is None:
             continue
-        rest = match.group("rest")
-        word = _IRREGULAR_UN.get(rest, stem(rest))
-        close = len(word) >= _STEM and any(o.startswith(word[:_STEM]) for o in r.own)
-        if position and (word in r.own or close):
+        if position and _undoes_own(match, r.own):
             return _hit("undone_verb", Kind.CONTRADICTED, f"{token!r} undoes the rule", r.st)
     return _undone_accepted(r)
+
+
+def _undoes_own(match: re.Match[str], own: frozenset[str]) -> bool:
+    """Tell whether an `_UN` match undoes one of the rule's own words ("unpinned": "pin")."""
+    rest = match.group("rest")
+    word = _IRREGULAR_UN.get(rest, stem(rest))
+    return word in own or (len(word) >= _STEM and any(o.startswith(word[:_STEM]) for o in own))
 
 
 def _undone_accepted(r: _Read) -> Departure | None:
@@ -1260,11 +1264,7 @@ def _undone_accepted(r: _Read) -> Departure | None:
         return None
     for position in range(1, accepted):
         match = _UN.match(r.st.tokens[position])
-        if match is None:
-            continue
-        rest = match.group("rest")
-        word = _IRREGULAR_UN.get(rest, stem(rest))
-        if word in r.own or (len(word) >= _STEM and any(o.startswith(word[:_STEM]) for o in r.own)):
+        if match is not None and _undoes_own(match, r.own):
             return _hit("undone_verb", None, "the rule's act undone, and that accepted", r.st)
     return None
 
@@ -1288,8 +1288,6 @@ def _undone_then_accepted(tokens: Sequence[str]) -> int | None:
         ),
         None,
     )
-
-
 
 
 def _supersede(r: _Read) -> Departure | None:
@@ -1697,7 +1695,7 @@ def _ordinal_count(r: _Read, value: Value) -> Value:
     if not article:
         return value
     noun = stem(tokens[value.end]) if value.end < len(tokens) else ""
-    counted = next((v.unit for v in r.part.analysis.values if v.dimension == "count"), "")
+    counted = _counted_unit(r.part)
     unit = counted if noun in {"", "one"} else _facts(r.part).acts.get(noun, noun)
     return dataclasses.replace(value, kind="number", dimension="count", unit=unit, per="")
 
@@ -1720,7 +1718,7 @@ def _bare_count(r: _Read, value: Value, verb: int) -> Value:
         return value
     times = 1
     if value.per and period_words(value.per).isdisjoint(r.part.analysis.tokens):
-        # "may post one a day" under a weekly bound: seven in the rule's week.
+        # "may post two a day" under a weekly bound: fourteen in the rule's week.
         found = _periods_in_rules(r.part, value.per)
         if found is None:
             return value
@@ -1731,11 +1729,16 @@ def _bare_count(r: _Read, value: Value, verb: int) -> Value:
     )
     if own_noun:
         return value
-    counted = next((v.unit for v in r.part.analysis.values if v.dimension == "count"), "")
+    counted = _counted_unit(r.part)
     if not counted:
         return value
     amount = value.amount * times
     return dataclasses.replace(value, dimension="count", unit=counted, per="", amount=amount)
+
+
+def _counted_unit(part: Part) -> str:
+    """Return the unit of the rule's count ("reminder" for "at most two reminders"), or ""."""
+    return next((v.unit for v in part.analysis.values if v.dimension == "count"), "")
 
 
 def _periods_in_rules(part: Part, per: str) -> int | None:
@@ -2288,11 +2291,12 @@ def _resumed(r: _Read) -> Departure | None:
     if not acts or acts.isdisjoint(r.st.stem_set):
         return None
     tokens, clauses, stems = r.st.tokens, r.st.clauses, r.st.stems
+    phrase = _paused_phrase(r.part) if _act(r.part) in _PAUSING else ()
     for at, token in enumerate(tokens):
         if not _resumes_at(tokens, at) or _negated_at(tokens, at):
             continue
         clause = [i for i in range(len(tokens)) if not clauses or clauses[i] == clauses[at]]
-        if not any(abs(i - at) <= _REACH and _names_paused(r.part, stems, i) for i in clause):
+        if not any(abs(i - at) <= _REACH and _names_paused(acts, phrase, stems, i) for i in clause):
             continue
         valued = {i for v in r.st.values for i in range(v.start, v.end)}
         named = [i for i in clause if i not in valued and _is_name_like(tokens[i])]
@@ -2338,16 +2342,17 @@ def _paused_phrase(part: Part) -> tuple[str, ...]:
     return tuple(paused)
 
 
-def _names_paused(part: Part, stems: Sequence[str], at: int) -> bool:
-    """Tell whether the word at `at` names what the rule forbids or pauses.
+def _names_paused(
+    acts: frozenset[str], phrase: tuple[str, ...], stems: Sequence[str], at: int
+) -> bool:
+    """Tell whether the word at `at` names what the rule forbids or pauses (`acts`).
 
-    A modifier of a paused phrase names it only before another word of the phrase or a
+    A modifier of a paused `phrase` names it only before another word of the phrase or a
     noun of sending ("marketing sends"); before a noun of its own ("the social team") it
     names something else.
     """
-    if stems[at] not in _banned_acts(part):
+    if stems[at] not in acts:
         return False
-    phrase = _paused_phrase(part) if _act(part) in _PAUSING else ()
     if not phrase or stems[at] == phrase[-1]:
         return True
     following = stems[at + 1] if at + 1 < len(stems) else ""
@@ -2610,9 +2615,8 @@ def _carve_out(r: _Read) -> Departure | None:
         for i, t in enumerate(st.tokens)
         if shapes and _is_name_like(t) and t not in own and _name_shape(t) in shapes
     ]
-    if not any(_near(st, named, p) or _conditioned_pointer(st, named, p) for p in permits) and (
-        not any(_conditioned_pointer(st, named, p) for p in conditioned)
-    ):
+    near = any(_near(st, named, p) for p in permits)
+    if not (near or any(_conditioned_pointer(st, named, p) for p in (*permits, *conditioned))):
         return None
     return _hit("carve_out", None, "a permission of the rule's act for a case", st)
 
